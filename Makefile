@@ -1,0 +1,36 @@
+# Two commands for a fresh machine: `make demo` and `make test`.
+# Both create .venv if it is missing and install the package with the pinned stack
+# (constraints.txt holds the one pin of torch/torchaudio 2.9.1).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install test demo demo-quick lint bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m ruff check src tests benchmarks examples
+	$(PY) -m pytest
+
+demo: $(STAMP)
+	$(PY) examples/lightning_recipe/run.py
+
+demo-quick: $(STAMP)
+	$(PY) examples/lightning_recipe/run.py --quick
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check src tests benchmarks examples
+	$(PY) -m ruff format --check src tests benchmarks examples
+
+clean:
+	rm -rf $(VENV) exp build src/*.egg-info

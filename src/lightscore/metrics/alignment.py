@@ -1,0 +1,82 @@
+"""Alignment reports: a Kaldi-style summary line and sclite-style per-utterance blocks.
+
+Alignments are computed only when a report is written; counting alone never
+builds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rapidfuzz.distance import Levenshtein
+
+Pair = tuple[str | None, str | None, str]  # (ref token, hyp token, mark: C, S, D or I)
+
+
+def align(ref: Sequence, hyp: Sequence) -> list[Pair]:
+    """Align two token sequences with rapidfuzz's unit-cost opcodes.
+
+    >>> align("a b c".split(), "a x c d".split())
+    [('a', 'a', 'C'), ('b', 'x', 'S'), ('c', 'c', 'C'), (None, 'd', 'I')]
+    """
+    pairs: list[Pair] = []
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(ref, hyp):
+        if tag in ("equal", "replace"):
+            mark = "C" if tag == "equal" else "S"
+            pairs.extend((ref[i], hyp[j], mark) for i, j in zip(range(i1, i2), range(j1, j2)))
+        elif tag == "delete":
+            pairs.extend((ref[i], None, "D") for i in range(i1, i2))
+        else:
+            pairs.extend((None, hyp[j], "I") for j in range(j1, j2))
+    return pairs
+
+
+def kaldi_summary(name: str, result: Mapping[str, float]) -> str:
+    """The ``compute-wer`` style summary line of an error-rate result.
+
+    >>> r = {"WER": 12.03, "WER_sub": 1602, "WER_del": 379, "WER_ins": 388, "WER_ref_len": 19695}
+    >>> kaldi_summary("WER", r)
+    '%WER 12.03 [ 2369 / 19695, 388 ins, 379 del, 1602 sub ]'
+    """
+    errors = result[f"{name}_sub"] + result[f"{name}_del"] + result[f"{name}_ins"]
+    return (
+        f"%{name} {result[name]:.2f} [ {errors} / {result[f'{name}_ref_len']}, "
+        f"{result[f'{name}_ins']} ins, {result[f'{name}_del']} del, {result[f'{name}_sub']} sub ]"
+    )
+
+
+def _show(token: str | None, mark: str) -> str:
+    if token is None:
+        return "***"
+    if token == " ":
+        return "<sp>"  # a space between words, as CER counts it
+    return token.upper() if mark != "C" else token
+
+
+def pra_block(utt_id: str, pairs: Sequence[Pair]) -> str:
+    """One utterance in the style of sclite's ``.pra`` report; errors upper-cased, gaps ``***``.
+
+    >>> print(pra_block("utt1", align("the cat sat".split(), "the bat sat down".split())))
+    id: utt1
+    Scores: (#C #S #D #I) 2 1 0 1
+    REF:  the CAT sat ****
+    HYP:  the BAT sat DOWN
+    Eval:     S       I
+    <BLANKLINE>
+    """
+    counts = {mark: sum(1 for *_, m in pairs if m == mark) for mark in "CSDI"}
+    ref_cells, hyp_cells, eval_cells = [], [], []
+    for ref, hyp, mark in pairs:
+        r, h = _show(ref, mark), _show(hyp, mark)
+        width = max(len(r), len(h), 1)
+        ref_cells.append((r if ref is not None else "*" * width).ljust(width))
+        hyp_cells.append((h if hyp is not None else "*" * width).ljust(width))
+        eval_cells.append(("" if mark == "C" else mark).ljust(width))
+    scores = " ".join(str(counts[m]) for m in "CSDI")
+    return (
+        f"id: {utt_id}\n"
+        f"Scores: (#C #S #D #I) {scores}\n"
+        f"REF:  {' '.join(ref_cells).rstrip()}\n"
+        f"HYP:  {' '.join(hyp_cells).rstrip()}\n"
+        f"Eval: {' '.join(eval_cells).rstrip()}\n"
+    )
