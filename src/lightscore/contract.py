@@ -7,6 +7,7 @@ as tuples of `Field`. `check_metric_contract` checks such a declaration, and
 
 from __future__ import annotations
 
+import keyword
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,7 +41,8 @@ class Field:
     channels: int | None = 1
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.isidentifier():
+        # The name becomes a keyword argument of update(), so a reserved word cannot be one.
+        if not isinstance(self.name, str) or not self.name.isidentifier() or keyword.iskeyword(self.name):
             raise ValueError(f"Field name {self.name!r} is not a Python identifier")
         if self.kind not in KINDS:
             known = ", ".join(repr(k) for k in KINDS)

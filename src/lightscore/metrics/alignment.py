@@ -45,29 +45,31 @@ def kaldi_summary(name: str, result: Mapping[str, float]) -> str:
     )
 
 
-def _show(token: str | None, mark: str) -> str:
+def _show(token: str | None) -> str:
     if token is None:
         return "***"
     if token == " ":
         return "<sp>"  # a space between words, as CER counts it
-    return token.upper() if mark != "C" else token
+    # Tokens as written, not sclite's upper-cased errors: a case-sensitive rate must show
+    # "The" -> "the", and upper() changes some tokens ("ß" -> "SS"). The Eval line marks errors.
+    return token
 
 
 def pra_block(utt_id: str, pairs: Sequence[Pair]) -> str:
-    """One utterance in the style of sclite's ``.pra`` report; errors upper-cased, gaps ``***``.
+    """One utterance in the style of sclite's ``.pra`` report; gaps ``***``.
 
     >>> print(pra_block("utt1", align("the cat sat".split(), "the bat sat down".split())))
     id: utt1
     Scores: (#C #S #D #I) 2 1 0 1
-    REF:  the CAT sat ****
-    HYP:  the BAT sat DOWN
+    REF:  the cat sat ****
+    HYP:  the bat sat down
     Eval:     S       I
     <BLANKLINE>
     """
     counts = {mark: sum(1 for *_, m in pairs if m == mark) for mark in "CSDI"}
     ref_cells, hyp_cells, eval_cells = [], [], []
     for ref, hyp, mark in pairs:
-        r, h = _show(ref, mark), _show(hyp, mark)
+        r, h = _show(ref), _show(hyp)
         width = max(len(r), len(h), 1)
         ref_cells.append((r if ref is not None else "*" * width).ljust(width))
         hyp_cells.append((h if hyp is not None else "*" * width).ljust(width))
