@@ -1,0 +1,102 @@
+"""Gather metric states across ranks: `gather_and_merge`, and `gather_objects` under it.
+
+Every rank exports its metric's ``state()`` (plain numbers and lists), one
+``torch.distributed.all_gather_object`` hands every rank all of them, and
+``merge_states`` adds or concatenates them. The result is the state one process
+would have built from all the data, on every rank.
+
+torch is imported inside the functions, so ``import lightscore.distributed``
+stays light; without an initialised process group nothing is gathered.
+
+>>> from lightscore.metrics import WER
+>>> m = WER()
+>>> m.update(ref=["the cat sat"], hyp=["the cat sat down"])
+>>> gather_and_merge(m)["insertions"]  # one process: the local state
+1
+>>> m.compute()["WER"]
+33.33333333333333
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .metric import BaseMetric, StateValue
+
+__all__ = ["check_object_device", "gather_and_merge", "gather_objects"]
+
+
+def _initialised_dist() -> Any:
+    """Return ``torch.distributed`` when a default process group is up, else None."""
+    # No process group can exist before torch.distributed is imported, so a plain
+    # single-process caller never pays for importing torch here.
+    if "torch.distributed" not in sys.modules:
+        return None
+    import torch.distributed as dist
+
+    return dist if dist.is_available() and dist.is_initialized() else None
+
+
+def check_object_device(backend: str) -> None:
+    """Raise RuntimeError when an NCCL group could not gather Python objects on this rank.
+
+    ``all_gather_object`` on NCCL moves the pickled objects through
+    ``torch.cuda.current_device()``; the caller must have set it to this rank's
+    GPU (Lightning does). Other backends (gloo) gather through the CPU.
+
+    >>> check_object_device("gloo") is None
+    True
+    """
+    if "nccl" not in str(backend).lower():
+        return
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeError(
+            "the NCCL process group gathers objects through CUDA, but no CUDA device is available in this "
+            "process: use the gloo backend on CPU"
+        )
+    # With several visible GPUs and CUDA never touched, every rank would gather through cuda:0.
+    if torch.cuda.device_count() > 1 and not torch.cuda.is_initialized():
+        raise RuntimeError(
+            "the NCCL process group gathers objects through the current CUDA device, and none is set in this "
+            "process: call torch.cuda.set_device(local_rank) before gathering (Lightning does this for you)"
+        )
+
+
+def gather_objects(obj: Any, group: Any = None) -> list[Any]:
+    """Return every rank's picklable ``obj``, in rank order, from ONE ``all_gather_object``.
+
+    Every rank of ``group`` must call it, also a rank with nothing to add.
+    Without an initialised process group it returns ``[obj]`` and gathers nothing.
+
+    >>> gather_objects({"hits": 3})
+    [{'hits': 3}]
+    """
+    dist = _initialised_dist()
+    if dist is None:
+        return [obj]
+    check_object_device(dist.get_backend(group))
+    gathered: list[Any] = [None] * dist.get_world_size(group)
+    dist.all_gather_object(gathered, obj, group=group)
+    return gathered
+
+
+def gather_and_merge(metric: BaseMetric, group: Any = None) -> dict[str, StateValue]:
+    """Merge every rank's state of ``metric``, load it into ``metric`` and return it.
+
+    The plain-loop counterpart of `lightscore.lightning.MetricCallback`: call it
+    on every rank after the last ``update``, then ``metric.compute()`` gives the
+    same result everywhere. With no initialised process group the local state
+    is returned unchanged.
+
+    >>> from lightscore.metrics import CER
+    >>> m = CER()
+    >>> m.update(ref=["abc"], hyp=["abd"])
+    >>> gather_and_merge(m) == m.state()
+    True
+    """
+    merged = metric.merge_states(gather_objects(metric.state(), group))
+    metric.load_state(merged)
+    return merged

@@ -1,0 +1,510 @@
+"""`MetricCallback`: lightscore metrics in Lightning validation and test, exact on any number of devices.
+
+Per batch, each rank feeds the rows its ``validation_step`` / ``test_step``
+returned to its own copy of every metric. At the epoch end, one
+``all_gather_object`` hands every rank all ranks' states (and, with
+``save_dir``, the rows to save); each rank merges them, computes and logs the
+same numbers, so ``ModelCheckpoint(monitor="val/WER")`` works on every rank.
+
+Lightning's default ``DistributedSampler`` pads each rank's share by repeating
+samples; the callback drops those repeats, so every utterance counts once (see
+`rows_to_score` and docs/callback.md).
+
+>>> import lightning.pytorch as pl
+>>> from lightscore.metrics import CER, WER
+>>> callback = MetricCallback([WER(), CER()])
+>>> trainer = pl.Trainer(callbacks=[callback], logger=False, enable_progress_bar=False)
+>>> callback.results
+{}
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lightning.pytorch as pl
+from lightning.pytorch.callbacks import Callback
+from lightning.pytorch.trainer.states import TrainerFn
+from lightning.pytorch.utilities import rank_zero_warn
+from lightning.pytorch.utilities.warnings import PossibleUserWarning
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, IterableDataset
+
+from .contract import check_result, metric_name
+from .distributed import gather_objects
+from .metric import BaseMetric
+from .scp import check_utt_id, write_scp
+
+__all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
+
+STAGES = ("validate", "test")
+STEP = {"validate": "validation_step", "test": "test_step"}
+DEFAULT_PREFIX = {"validate": "val/", "test": "test/"}
+
+Row = tuple[str, dict[str, str]]
+
+
+# -- which rows of a rank are padding ------------------------------------------------
+
+
+def _index_sampler(loader: Any) -> Any:
+    """The sampler whose order the batches follow, or None when a custom batch sampler decides it."""
+    batch_sampler = getattr(loader, "batch_sampler", None)
+    if batch_sampler is None:
+        return getattr(loader, "sampler", None)
+    return batch_sampler.sampler if type(batch_sampler) is BatchSampler else None
+
+
+def rows_to_score(loader: Any) -> int | None:
+    """How many leading rows of this rank's share of ``loader`` are real, or None for all of them.
+
+    A ``DistributedSampler`` without ``drop_last`` pads the index list to a
+    multiple of ``num_replicas`` by repeating its head, then deals position
+    ``rank + k * num_replicas`` to this rank: positions past the dataset's
+    length are the repeats, and they come last.
+
+    >>> from torch.utils.data import DataLoader, DistributedSampler
+    >>> data = list(range(101))
+    >>> [rows_to_score(DataLoader(data, sampler=DistributedSampler(data, num_replicas=2, rank=r))) for r in (0, 1)]
+    [51, 50]
+    >>> rows_to_score(DataLoader(data)) is None
+    True
+    """
+    sampler = _index_sampler(loader)
+    if not isinstance(sampler, DistributedSampler) or sampler.drop_last:
+        return None
+    return len(range(sampler.rank, len(sampler.dataset), sampler.num_replicas))
+
+
+def inexact_cause(loader: Any, world_size: int) -> str | None:
+    """Why the rows of ``loader`` may not be scored exactly once over ``world_size`` ranks, or None.
+
+    Covered: a torch ``DataLoader`` over a map-style dataset whose batches
+    follow a ``DistributedSampler`` (Lightning's default) with nothing dropped.
+
+    >>> from torch.utils.data import DataLoader, DistributedSampler
+    >>> data = list(range(5))
+    >>> inexact_cause(DataLoader(data, sampler=DistributedSampler(data, num_replicas=2, rank=0)), 2) is None
+    True
+    >>> inexact_cause(DataLoader(data), 2)
+    'its sampler SequentialSampler is not a DistributedSampler, so ranks may score the same rows'
+    """
+    if world_size <= 1:
+        return None
+    if not isinstance(loader, DataLoader):
+        return f"it is a {type(loader).__name__}, not a torch DataLoader, so its padding cannot be found"
+    if isinstance(loader.dataset, IterableDataset):
+        return "its dataset is an IterableDataset, which no sampler splits between ranks"
+    sampler = _index_sampler(loader)
+    if sampler is None:
+        name = type(loader.batch_sampler).__name__
+        return f"it uses the custom batch sampler {name}, whose batches need not follow the sampler's order"
+    if not isinstance(sampler, DistributedSampler):
+        return f"its sampler {type(sampler).__name__} is not a DistributedSampler, so ranks may score the same rows"
+    if sampler.drop_last or getattr(loader.batch_sampler, "drop_last", False):
+        return "it drops rows (drop_last=True), which are then never scored"
+    return None
+
+
+def _eval_loaders(trainer: pl.Trainer, stage: str) -> list[Any]:
+    """The running evaluation loop's dataloaders, as Lightning prepared them (its sampler injected)."""
+    # trainer.val_dataloaders still returns fit()'s loaders inside a later trainer.validate(),
+    # so ask the loop that runs now.
+    if stage == "test":
+        loop = trainer.test_loop
+    elif trainer.state.fn == TrainerFn.VALIDATING:
+        loop = trainer.validate_loop
+    else:
+        loop = trainer.fit_loop.epoch_loop.val_loop
+    combined = getattr(loop, "_combined_loader", None)
+    return list(combined.flattened) if combined is not None else []
+
+
+# -- one rank's tally of one dataloader ------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    """What this rank has scored of one dataloader in the current epoch."""
+
+    metrics: dict[str, BaseMetric]
+    real_rows: int | None
+    rows: list[Row] | None
+    seen: int = 0
+
+    def take(self, n: int) -> int:
+        """Count ``n`` more rows; return how many of them are real (the rest is padding)."""
+        keep = n if self.real_rows is None else max(0, min(n, self.real_rows - self.seen))
+        self.seen += n
+        return keep
+
+    def payload(self) -> dict[str, Any]:
+        """What this rank sends at the epoch end: every metric's state, and the saved rows."""
+        return {"states": {name: m.state() for name, m in self.metrics.items()}, "rows": self.rows}
+
+
+def _merged_rows(payloads: list[dict[str, Any]]) -> list[Row]:
+    """All ranks' saved rows, sorted by utterance id."""
+    return sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
+
+
+def _fresh(template: BaseMetric) -> BaseMetric:
+    """A copy of ``template`` with empty state, whatever the template holds."""
+    metric = copy.deepcopy(template)
+    metric.reset()
+    return metric
+
+
+def _check_test_name(name: str) -> str:
+    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
+        raise ValueError(f"MetricCallback: test name {name!r} must be a plain directory name")
+    return name
+
+
+# -- the callback --------------------------------------------------------------------
+
+
+class MetricCallback(Callback):
+    """Score the outputs of ``validation_step`` / ``test_step`` with lightscore metrics and log them.
+
+    Args:
+        metrics: One `BaseMetric`, a list of them, or a dict of name -> metric.
+            Their output names must differ (give a second WER its own callback
+            and ``prefix``).
+        inputs: Declared input name -> key of the dict the step returns
+            (default: the same name).
+        prefix: Put before every logged name: one string for all stages, or a
+            dict stage -> prefix (default ``val/`` and ``test/``).
+        stages: Which of "validate" and "test" to score.
+        save_dir: Rank 0 writes ``<save_dir>/<test_name>/<input>.scp`` (text
+            inputs, sorted by utterance id) at each scored epoch end.
+        utt_id_key: Key of the step's utterance ids, read when saving.
+        test_names: Stage -> test name, or list of names by ``dataloader_idx``
+            (default: the stage name; ``<stage>_dataloader_idx_<k>`` with
+            several dataloaders).
+
+    ``results`` holds the last results of each stage by logged name, for
+    example ``results["validate"]["val/WER"]``.
+
+    >>> from lightscore.metrics import WER
+    >>> MetricCallback(WER(), inputs={"hyp": "prediction"}).inputs
+    {'ref': 'ref', 'hyp': 'prediction'}
+    """
+
+    def __init__(
+        self,
+        metrics: BaseMetric | Sequence[BaseMetric] | Mapping[str, BaseMetric],
+        *,
+        inputs: Mapping[str, str] | None = None,
+        prefix: str | Mapping[str, str] | None = None,
+        stages: Sequence[str] = STAGES,
+        save_dir: str | Path | None = None,
+        utt_id_key: str = "utt_id",
+        test_names: Mapping[str, str | Sequence[str]] | None = None,
+    ) -> None:
+        self.metrics = _as_named(metrics)
+        self.inputs = _input_keys(self.metrics, inputs or {})
+        self.stages = _check_stages(stages)
+        self.prefix = _prefixes(prefix)
+        self.save_dir = None if save_dir is None else Path(save_dir)
+        self.utt_id_key = utt_id_key
+        self.test_names = {stage: _name_list(names) for stage, names in (test_names or {}).items()}
+        self.results: dict[str, dict[str, float]] = {}
+        self._tallies: dict[str, dict[int, _Tally]] = {}
+        self._loaders: dict[str, list[Any]] = {}
+        self._warned: set[tuple[str, int]] = set()
+
+    # -- hooks -------------------------------------------------------------------------
+
+    def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        """When fit, validate or test begins: silence Lightning's sync_dist advice for the names logged here.
+
+        Every rank logs the same, already merged numbers, so ``sync_dist=True``
+        would only add a collective.
+        """
+        names = "|".join(re.escape(p + f.name) for p in self.prefix.values() for f in self._outputs())
+        pattern = rf"It is recommended to use `self\.log\('(?:{names})(?:/dataloader_idx_\d+)?'"
+        warnings.filterwarnings("ignore", message=pattern, category=PossibleUserWarning)
+
+    def on_validation_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """When a validation epoch begins (not the sanity check): start empty tallies."""
+        self._start("validate", trainer)
+
+    def on_test_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """When a test epoch begins: start empty tallies."""
+        self._start("test", trainer)
+
+    def on_validation_batch_end(
+        self,
+        trainer: pl.Trainer,
+        pl_module: pl.LightningModule,
+        outputs: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int = 0,
+    ) -> None:
+        """After each validation batch (not the sanity check's): update the metrics with its real rows."""
+        self._update("validate", trainer, outputs, dataloader_idx)
+
+    def on_test_batch_end(
+        self,
+        trainer: pl.Trainer,
+        pl_module: pl.LightningModule,
+        outputs: Any,
+        batch: Any,
+        batch_idx: int,
+        dataloader_idx: int = 0,
+    ) -> None:
+        """After each test batch: update the metrics with its real rows."""
+        self._update("test", trainer, outputs, dataloader_idx)
+
+    def on_validation_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """When a validation epoch ends, on every rank: gather once, merge, save, compute and log."""
+        self._finish("validate", trainer, pl_module)
+
+    def on_test_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """When a test epoch ends, on every rank: gather once, merge, save, compute and log."""
+        self._finish("test", trainer, pl_module)
+
+    # -- per stage ---------------------------------------------------------------------
+
+    def _skips(self, stage: str, trainer: pl.Trainer) -> bool:
+        return stage not in self.stages or trainer.sanity_checking
+
+    def _saves(self, stage: str) -> bool:
+        return self.save_dir is not None and stage in self.stages
+
+    def _start(self, stage: str, trainer: pl.Trainer) -> None:
+        if self._skips(stage, trainer):
+            return
+        self._tallies[stage] = {}
+        self._loaders[stage] = _eval_loaders(trainer, stage)
+        names = self.test_names.get(stage)
+        if self._saves(stage) and names is not None and len(names) < len(self._loaders[stage]):
+            raise ValueError(
+                f"MetricCallback: test_names[{stage!r}] names {len(names)} dataloader(s), "
+                f"but {stage} has {len(self._loaders[stage])}"
+            )
+
+    def _tally(self, stage: str, trainer: pl.Trainer, dataloader_idx: int) -> _Tally:
+        """This rank's tally of one dataloader, made at its first batch (warning once if it is not exact)."""
+        tallies = self._tallies.setdefault(stage, {})
+        if dataloader_idx not in tallies:
+            loaders = self._loaders.get(stage, [])
+            loader = loaders[dataloader_idx] if dataloader_idx < len(loaders) else None
+            self._warn_inexact(stage, dataloader_idx, loader, trainer.world_size)
+            tallies[dataloader_idx] = _Tally(
+                metrics={name: _fresh(m) for name, m in self.metrics.items()},
+                real_rows=rows_to_score(loader),
+                rows=[] if self._saves(stage) else None,
+            )
+        return tallies[dataloader_idx]
+
+    def _warn_inexact(self, stage: str, dataloader_idx: int, loader: Any, world_size: int) -> None:
+        cause = inexact_cause(loader, world_size)
+        if cause is None or (stage, dataloader_idx) in self._warned:
+            return
+        self._warned.add((stage, dataloader_idx))
+        rank_zero_warn(
+            f"MetricCallback: the {stage} dataloader {dataloader_idx} may not score every utterance exactly once "
+            f"on {world_size} devices: {cause}.",
+            category=PossibleUserWarning,
+        )
+
+    def _update(self, stage: str, trainer: pl.Trainer, outputs: Any, dataloader_idx: int) -> None:
+        if self._skips(stage, trainer):
+            return
+        tally = self._tally(stage, trainer, dataloader_idx)
+        columns = self._columns(stage, outputs)
+        keep = tally.take(len(next(iter(columns.values()))))
+        if keep == 0:
+            return
+        for metric in tally.metrics.values():
+            names = [f.name for f in metric.inputs if f.name in columns]
+            metric.update(**{name: columns[name][:keep] for name in names})
+        if tally.rows is not None:
+            tally.rows.extend(self._rows(stage, outputs, columns, keep))
+
+    def _finish(self, stage: str, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if self._skips(stage, trainer):
+            return
+        mine = {idx: tally.payload() for idx, tally in self._tallies.pop(stage, {}).items()}
+        gathered = gather_objects(mine)  # the epoch's only collective, also on a rank with no batch
+        seen = sorted({idx for g in gathered for idx in g})
+        count = max(len(self._loaders.get(stage, [])), seen[-1] + 1 if seen else 0)
+        results: dict[str, float] = {}
+        errors: list[str] = []
+        for idx in seen:
+            payloads = [g[idx] for g in gathered if idx in g]
+            if self._saves(stage) and trainer.is_global_zero:
+                self._save(self._test_name(stage, idx, count), _merged_rows(payloads))
+            suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
+            for name, metric in self.metrics.items():
+                try:
+                    values = self._compute(metric, [p["states"][name] for p in payloads])
+                except ValueError as e:
+                    errors.append(f"{name} on {stage} dataloader {idx}: {e}")
+                    continue
+                results.update({f"{self.prefix[stage]}{key}{suffix}": value for key, value in values.items()})
+        self.results[stage] = results
+        _log(pl_module, results)
+        if errors:
+            raise ValueError("MetricCallback: " + "; ".join(errors))
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _outputs(self) -> list[Any]:
+        return [f for m in self.metrics.values() for f in m.outputs]
+
+    def _columns(self, stage: str, outputs: Any) -> dict[str, Sequence[Any]]:
+        """The step's values of every declared input it returned, each a list with one value per row."""
+        step = STEP[stage]
+        if not isinstance(outputs, Mapping):
+            raise TypeError(
+                f"MetricCallback: {step} must return a dict with the keys {_keys(self.inputs.values())}, "
+                f"got {type(outputs).__name__}"
+            )
+        columns = {}
+        for name, key in self.inputs.items():
+            if key in outputs:
+                columns[name] = _column(step, key, outputs[key])
+            elif self._required(name):
+                raise ValueError(
+                    f"MetricCallback: {step} returned no {key!r} (for input {name!r}); "
+                    f"it returned the keys {_keys(outputs)}"
+                )
+        if not columns:
+            raise ValueError(f"MetricCallback: {step} returned none of {_keys(self.inputs.values())}")
+        lengths = {self.inputs[name]: len(values) for name, values in columns.items()}
+        if len(set(lengths.values())) > 1:
+            shown = ", ".join(f"{key!r} has {n}" for key, n in lengths.items())
+            raise ValueError(f"MetricCallback: {step} returned columns of different lengths: {shown}")
+        return columns
+
+    def _required(self, name: str) -> bool:
+        return any(f.name == name and not f.optional for m in self.metrics.values() for f in m.inputs)
+
+    def _rows(self, stage: str, outputs: Mapping, columns: dict[str, Sequence[Any]], keep: int) -> list[Row]:
+        """The first ``keep`` rows to save: utterance id and the text of each text input."""
+        step = STEP[stage]
+        if self.utt_id_key not in outputs:
+            raise ValueError(
+                f"MetricCallback: save_dir needs utterance ids, but {step} returned no "
+                f"{self.utt_id_key!r}; it returned the keys {_keys(outputs)}"
+            )
+        ids = _column(step, self.utt_id_key, outputs[self.utt_id_key])
+        texts = [name for name in columns if name in self._text_inputs()]
+        where = f"{step} output {self.utt_id_key!r}"
+        return [(check_utt_id(str(ids[i]), where), {n: str(columns[n][i]) for n in texts}) for i in range(keep)]
+
+    def _text_inputs(self) -> set[str]:
+        return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text"}
+
+    def _test_name(self, stage: str, idx: int, count: int) -> str:
+        names = self.test_names.get(stage)
+        if names is not None and idx < len(names):
+            return names[idx]
+        return stage if count == 1 else f"{stage}_dataloader_idx_{idx}"
+
+    def _save(self, test_name: str, rows: list[Row]) -> None:
+        """Write one SCP file per saved input under ``save_dir / test_name``, atomically."""
+        test_dir = self.save_dir / test_name
+        for name in sorted({n for _, values in rows for n in values}):
+            write_scp(test_dir / f"{name}.scp", ((utt_id, v[name]) for utt_id, v in rows if name in v))
+
+    @staticmethod
+    def _compute(template: BaseMetric, states: list[dict[str, Any]]) -> dict[str, float]:
+        """The result of the merged ``states``, computed on a copy: the templates never hold state."""
+        metric = _fresh(template)
+        metric.load_state(metric.merge_states(states))
+        return check_result(metric, metric.compute())
+
+
+# -- construction checks ---------------------------------------------------------------
+
+
+def _as_named(metrics: Any) -> dict[str, BaseMetric]:
+    """Metrics as name -> metric: a dict keeps its names, a metric or a list is named by class path."""
+    if isinstance(metrics, Mapping):
+        named = dict(metrics)
+    else:
+        listed = [metrics] if isinstance(metrics, BaseMetric) else list(metrics)
+        named = {metric_name(m): m for m in listed}
+        if len(named) < len(listed):
+            raise ValueError("MetricCallback: a metric class is listed twice; pass a dict to name each one")
+    if not named:
+        raise ValueError("MetricCallback: give at least one metric")
+    for name, metric in named.items():
+        if not isinstance(metric, BaseMetric):
+            raise TypeError(f"MetricCallback: metric {name!r} is a {type(metric).__name__}, not a BaseMetric")
+    _check_unique_outputs(named)
+    return named
+
+
+def _check_unique_outputs(metrics: dict[str, BaseMetric]) -> None:
+    owner: dict[str, str] = {}
+    for name, metric in metrics.items():
+        for f in metric.outputs:
+            if f.name in owner:
+                raise ValueError(
+                    f"MetricCallback: metrics {owner[f.name]!r} and {name!r} both return {f.name!r}; "
+                    "give one of them its own MetricCallback with its own prefix"
+                )
+            owner[f.name] = name
+
+
+def _input_keys(metrics: dict[str, BaseMetric], inputs: Mapping[str, str]) -> dict[str, str]:
+    """Every declared input name -> the step's key for it."""
+    declared = list(dict.fromkeys(f.name for m in metrics.values() for f in m.inputs))
+    unknown = [name for name in inputs if name not in declared]
+    if unknown:
+        raise ValueError(
+            f"MetricCallback: inputs names {', '.join(unknown)}, which no metric declares "
+            f"(declared: {', '.join(declared)})"
+        )
+    return {name: inputs.get(name, name) for name in declared}
+
+
+def _check_stages(stages: Sequence[str]) -> tuple[str, ...]:
+    stages = (stages,) if isinstance(stages, str) else tuple(stages)
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise ValueError(f"MetricCallback: stages {unknown} are not among {list(STAGES)}")
+    return stages
+
+
+def _prefixes(prefix: str | Mapping[str, str] | None) -> dict[str, str]:
+    if isinstance(prefix, str):
+        return {stage: prefix for stage in STAGES}
+    return {**DEFAULT_PREFIX, **(prefix or {})}
+
+
+def _name_list(names: str | Sequence[str]) -> list[str]:
+    return [_check_test_name(n) for n in ([names] if isinstance(names, str) else names)]
+
+
+def _column(step: str, key: str, values: Any) -> Sequence[Any]:
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(
+            f"MetricCallback: {step} returned {key!r} as {type(values).__name__}; "
+            "return a list with one value per row of the batch"
+        )
+    return values
+
+
+def _keys(keys: Any) -> str:
+    return ", ".join(repr(k) for k in keys) or "(none)"
+
+
+def _log(pl_module: pl.LightningModule, results: dict[str, float]) -> None:
+    """Log each result on this rank; float64 keeps the exact value a float32 tensor would round."""
+    import torch
+
+    for name, value in results.items():
+        value = torch.tensor(value, dtype=torch.float64)
+        pl_module.log(name, value, sync_dist=False, batch_size=1, add_dataloader_idx=False)
