@@ -8,7 +8,11 @@ only in the modules that need them.
 'Hyp'
 """
 
+# measure is imported eagerly: with a lazy module __getattr__, any import of the submodule
+# lightscore.measure binds that module to the name and hides the function. measure.py loads hydra,
+# omegaconf, numpy and soundfile only when measure() runs, so this import stays light.
 from .contract import Field, check_metric_contract, check_metric_inputs
+from .measure import measure
 from .metric import BaseMetric
 from .scp import ScpError, ScpMismatchError
 
@@ -22,12 +26,3 @@ __all__ = [
     "measure",
 ]
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str):
-    # measure pulls in hydra/omegaconf; load it on first use so `import lightscore` stays fast.
-    if name == "measure":
-        from .measure import measure
-
-        return measure
-    raise AttributeError(f"module 'lightscore' has no attribute {name!r}")

@@ -12,7 +12,7 @@ import copy
 import functools
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -279,24 +279,36 @@ class BaseMetric(ABC):
             ids = [utt_id for utt_id, _ in chunk]
             yield ids, {key: [row[key] for _, row in chunk] for key in keys}
 
-    def __call__(self, data: Mapping[str, Any], test_name: str, output_dir: str | Path | None = None) -> dict:
+    def __call__(
+        self,
+        data: Mapping[str, Any],
+        test_name: str,
+        output_dir: str | Path | None = None,
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> dict:
         """Score one test set from SCP files: reset, update per chunk, compute, write artifacts.
 
         ``data`` maps each declared input name to an SCP path. With an
         ``output_dir``, `write_artifacts` runs with ``output_dir / test_name``.
+        ``progress``, when given, is called with the number of rows of each
+        chunk once ``update`` has taken it.
 
         >>> import tempfile, pathlib
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
         >>> _ = p.write_text("u1 a b\\nu2 c\\n")
-        >>> WordCount()({"hyp": p}, "test-clean")
+        >>> WordCount()({"hyp": p}, "test-clean", progress=print)
+        2
         {'words': 3}
         """
         self.reset()
         self.collect_artifacts = output_dir is not None
         self.artifact_inputs = dict(data)
         try:
-            for _, batch in self.iter_batches(data):
+            for ids, batch in self.iter_batches(data):
                 self.update(**batch)
+                if progress is not None:
+                    progress(len(ids))
             result = check_result(self, self.compute())
             if output_dir is not None:
                 test_dir = Path(output_dir) / test_name

@@ -108,8 +108,10 @@ def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
             )
 
 
-def check_utt_id(utt_id: str, where: str = "") -> str:
+def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> str:
     """Return ``utt_id`` if it is a plain token usable as a file name, else raise ValueError.
+
+    ``what`` names the token in the message (a test set name obeys the same rule).
 
     >>> check_utt_id("spk1-utt1")
     'spk1-utt1'
@@ -117,6 +119,10 @@ def check_utt_id(utt_id: str, where: str = "") -> str:
     Traceback (most recent call last):
     ...
     ValueError: utterance id '../etc' is not a plain token (empty, '.', '..', whitespace or a path separator)
+    >>> check_utt_id("..", "metrics.yaml", what="test set name")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics.yaml: test set name '..' is not a plain token (empty, '.', '..', whitespace or a path separator)
     """
     bad = (
         not utt_id
@@ -129,7 +135,7 @@ def check_utt_id(utt_id: str, where: str = "") -> str:
     if bad:
         prefix = f"{where}: " if where else ""
         raise ValueError(
-            f"{prefix}utterance id {utt_id!r} is not a plain token (empty, '.', '..', whitespace or a path separator)"
+            f"{prefix}{what} {utt_id!r} is not a plain token (empty, '.', '..', whitespace or a path separator)"
         )
     return utt_id
 
