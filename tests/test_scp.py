@@ -203,7 +203,7 @@ def test_first_file_ends_early(metric, write_scp_file):
 def test_no_keys(metric, write_scp_file):
     data = {"hyp": write_scp_file("hyp.scp", "u1 a\n")}
     with pytest.raises(ScpMismatchError, match="at least one input key") as info:
-        rows(metric, data)
+        metric.iter_inputs(data)  # raised by the call itself, before any iteration
     assert_mismatch(info)
 
 

@@ -77,8 +77,12 @@ def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
     >>> [row for _, row in iter_rows({"ref": d / "ref.scp", "hyp": d / "hyp.scp"})]
     [{'ref': 'a b', 'hyp': 'a x'}, {'ref': 'c', 'hyp': 'c'}]
     """
-    if not paths:
+    if not paths:  # checked here, not at the first next(), so the caller sees it at once
         raise ScpMismatchError("iter_inputs needs at least one input key")
+    return _lockstep(paths)
+
+
+def _lockstep(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dict[str, str]]]:
     keys = list(paths)
     readers = [read_scp(paths[k]) for k in keys]
     first_key, first = keys[0], readers[0]
