@@ -277,3 +277,11 @@ def test_log_uses_float64(tmp_path: Path) -> None:
 def test_bad_configuration_is_refused(kwargs: dict, message: str) -> None:
     with pytest.raises((ValueError, TypeError), match=re.escape(message)):
         MetricCallback(**kwargs)
+
+
+def test_save_stages_limits_saving_to_the_stages_named():
+    callback = MetricCallback(WER(), save_dir="exp/decode", save_stages=("test",))
+    assert callback._saves("test") and not callback._saves("validate")
+    assert MetricCallback(WER(), save_dir="exp/decode")._saves("validate")
+    with pytest.raises(ValueError, match="stages"):
+        MetricCallback(WER(), save_dir="exp/decode", save_stages=("train",))

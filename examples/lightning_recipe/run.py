@@ -152,7 +152,8 @@ def train_and_test(args: argparse.Namespace, corpus: dict[str, list[Utterance]])
     else:
         model = CtcRecognizer.load_from_checkpoint(args.ckpt, map_location="cpu")
     data = loaders(corpus, model.tokenizer, args.batch_size)
-    metric_callback = MetricCallback([WER(), CER()])
+    # test() writes decode/test/{ref,hyp}.scp; validation text is not saved.
+    metric_callback = MetricCallback([WER(), CER()], save_dir=args.exp_dir / "decode", save_stages=("test",))
     checkpoint = ModelCheckpoint(
         monitor="val/WER", mode="min", filename="best-epoch{epoch:02d}", auto_insert_metric_name=False
     )
@@ -161,7 +162,6 @@ def train_and_test(args: argparse.Namespace, corpus: dict[str, list[Utterance]])
     if args.ckpt is None:
         trainer.fit(model, data["train"], data["dev"])
         say(history.first_and_best())
-    metric_callback.save_dir = args.exp_dir / "decode"  # test() writes decode/test/{ref,hyp}.scp
     trainer.test(model, data["test"], ckpt_path=checkpoint.best_model_path or None, verbose=False)
     return trainer, metric_callback
 

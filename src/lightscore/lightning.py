@@ -183,6 +183,8 @@ class MetricCallback(Callback):
         stages: Which of "validate" and "test" to score.
         save_dir: Rank 0 writes ``<save_dir>/<test_name>/<input>.scp`` (text
             inputs, sorted by utterance id) at each scored epoch end.
+        save_stages: Which scored stages write to ``save_dir`` (default: all
+            of ``stages``); ``("test",)`` keeps the per-epoch validation text out.
         utt_id_key: Key of the step's utterance ids, read when saving.
         test_names: Stage -> test name, or list of names by ``dataloader_idx``
             (default: the stage name; ``<stage>_dataloader_idx_<k>`` with
@@ -204,6 +206,7 @@ class MetricCallback(Callback):
         prefix: str | Mapping[str, str] | None = None,
         stages: Sequence[str] = STAGES,
         save_dir: str | Path | None = None,
+        save_stages: Sequence[str] | None = None,
         utt_id_key: str = "utt_id",
         test_names: Mapping[str, str | Sequence[str]] | None = None,
     ) -> None:
@@ -212,6 +215,7 @@ class MetricCallback(Callback):
         self.stages = _check_stages(stages)
         self.prefix = _prefixes(prefix)
         self.save_dir = None if save_dir is None else Path(save_dir)
+        self.save_stages = self.stages if save_stages is None else _check_stages(save_stages)
         self.utt_id_key = utt_id_key
         self.test_names = {stage: _name_list(names) for stage, names in (test_names or {}).items()}
         self.results: dict[str, dict[str, float]] = {}
@@ -277,7 +281,7 @@ class MetricCallback(Callback):
         return stage not in self.stages or trainer.sanity_checking
 
     def _saves(self, stage: str) -> bool:
-        return self.save_dir is not None and stage in self.stages
+        return self.save_dir is not None and stage in self.stages and stage in self.save_stages
 
     def _start(self, stage: str, trainer: pl.Trainer) -> None:
         if self._skips(stage, trainer):
