@@ -416,3 +416,11 @@ def test_call_with_no_reference_tokens_writes_no_alignment(write_scp_file, tmp_p
     with pytest.raises(ValueError, match="no tokens"):
         WER()(data, "test-clean", tmp_path / "out")
     assert not (tmp_path / "out" / "test-clean" / "wer_alignment").exists()
+
+
+def test_alignment_false_writes_no_alignment_file(write_scp_file, tmp_path):
+    ref = write_scp_file("ref.scp", "u1 the cat\nu2 a dog\n")
+    hyp = write_scp_file("hyp.scp", "u1 the bat\nu2 a dog\n")
+    result = WER(alignment=False)({"ref": ref, "hyp": hyp}, "test-clean", tmp_path / "out")
+    assert result["WER_sub"] == 1
+    assert not (tmp_path / "out" / "test-clean" / "wer_alignment").exists()

@@ -8,6 +8,7 @@ Results go to stdout, progress bars and errors to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -96,6 +97,8 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _print_results(results: Any) -> None:
+    if int(os.environ.get("RANK", "0")) != 0:
+        return  # under torchrun every rank holds the merged results; rank 0 alone reports them
     if results:
         print(format_table(results))
     print(f"metrics.json: {results.path}")

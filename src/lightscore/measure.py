@@ -4,17 +4,22 @@ It re-scores saved hypotheses with the metric classes that run in training:
 every (metric, test set) pair is one call of the metric's own
 ``__call__(data, test_name, inference_dir)``, where ``data`` binds each
 declared input to an SCP file. See ``docs/measure.md`` for the config keys.
+Under ``torchrun`` the ranks share the rows of every pair and rank 0 writes
+(``docs/scale-out.md``).
 
 hydra and omegaconf are imported inside the functions that need them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+import pickle
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +27,7 @@ from typing import Any
 from .contract import check_metric_contract, check_metric_inputs, metric_name
 from .dataset_columns import audio_options, column_scp
 from .metric import BaseMetric
-from .scp import atomic_open, check_utt_id, read_scp
+from .scp import ScpShard, atomic_open, check_utt_id, count_scp_rows
 
 DATASET_PREFIX = "dataset:"
 ENTRY_KEYS = ("metric", "inputs", "apply_to", "name")
@@ -352,7 +357,7 @@ def resolve_inputs(entry: Entry, test_name: str, inference_dir: Path, columns: D
 def count_rows(metric: BaseMetric, data: Mapping[str, Any]) -> int:
     """Rows in the first bound input file: the total a progress bar counts to."""
     first = next(f.name for f in metric.inputs if f.name in data)
-    return sum(1 for _ in read_scp(data[first]))
+    return count_scp_rows(data[first])
 
 
 def score_test_set(
@@ -374,8 +379,15 @@ def score_test_set(
     1 1
     33.33333333333333
     """
+    return metric(data, test_name, output_dir, progress=row_counter(metric, data, progress))
+
+
+def row_counter(
+    metric: BaseMetric, data: Mapping[str, Any], progress: Callable[[int, int], None] | None
+) -> Callable[[int], None] | None:
+    """Report ``progress(0, total)`` now and return the per-chunk callback that reports the rows done."""
     if progress is None:
-        return metric(data, test_name, output_dir)
+        return None
     total = count_rows(metric, data)
     done = 0
     progress(done, total)
@@ -385,7 +397,119 @@ def score_test_set(
         done += rows
         progress(done, total)
 
-    return metric(data, test_name, output_dir, progress=advance)
+    return advance
+
+
+# -- several processes (torchrun) ----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def process_group() -> Iterator[tuple[int, int]]:
+    """``(rank, world_size)`` of this process: ``(0, 1)`` alone, the group's under torchrun.
+
+    When ``WORLD_SIZE`` (set by torchrun) is above 1 and no process group is up,
+    a gloo group is started from torchrun's environment for the block and
+    destroyed after it; a group the caller started is used as it is. torch is
+    imported only then.
+
+    >>> with process_group() as (rank, world):
+    ...     rank, world
+    (0, 1)
+    """
+    if "torch.distributed" not in sys.modules and int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        yield 0, 1
+        return
+    import torch.distributed as dist
+
+    started = not dist.is_initialized() and int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if started:
+        dist.init_process_group("gloo")
+    try:
+        yield (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
+    finally:
+        if started:
+            dist.destroy_process_group()
+
+
+def score_sharded(
+    pairs: Sequence[tuple[Entry, str]],
+    inputs: Callable[[Entry, str], dict[str, Path]],
+    output_dir: Path,
+    rank: int,
+    world: int,
+    progress: Progress | None = None,
+) -> list[dict | BaseException]:
+    """Score every (entry, test set) pair across the ranks; the result or the error of each, on every rank.
+
+    Each rank updates the metric with its rows only (`ScpShard`: rows ``i`` with
+    ``i % world == rank``), then ONE ``gather_objects`` hands every rank all
+    ranks' states (or errors), merged as the callback merges them. Rank 0 alone
+    writes the artifacts, from every row; a pair that failed on any rank fails.
+    """
+    import torch.distributed as dist
+
+    from .distributed import gather_objects
+
+    datas: list[dict[str, Path] | BaseException] = []
+    if rank > 0:
+        dist.barrier()  # rank 0 writes any dataset column files first; the others then find them ready
+    for entry, test_name in pairs:
+        try:
+            datas.append(inputs(entry, test_name))
+        except Exception as e:
+            datas.append(e)
+    if rank == 0:
+        dist.barrier()
+    local = [
+        _update_shard(entry, test_name, data, rank, world, progress) for (entry, test_name), data in zip(pairs, datas)
+    ]
+    gathered = gather_objects(local)
+    outcomes: list[dict | BaseException] = []
+    for k, ((entry, test_name), data) in enumerate(zip(pairs, datas)):
+        states = [g[k] for g in gathered]
+        error = next((s for s in states if isinstance(s, BaseException)), None)
+        if error is not None:
+            outcomes.append(error)
+            continue
+        try:
+            entry.metric.load_state(entry.metric.merge_states(states))
+            outcomes.append(entry.metric.finish(data, test_name, output_dir if rank == 0 else None))
+        except Exception as e:
+            outcomes.append(e)
+    return outcomes
+
+
+def _update_shard(
+    entry: Entry,
+    test_name: str,
+    data: dict[str, Path] | BaseException,
+    rank: int,
+    world: int,
+    progress: Progress | None,
+) -> dict | BaseException:
+    """This rank's state of one pair after updating with its rows, or the (picklable) error that stopped it."""
+    if isinstance(data, BaseException):
+        return _portable(data)
+    metric = entry.metric
+    shard = {name: ScpShard(path, rank, world) for name, path in data.items()}
+    report = functools.partial(progress, entry.key, test_name) if progress and rank == 0 else None
+    metric.collect_artifacts = True
+    try:
+        metric.update_rows(shard, progress=row_counter(metric, shard, report))
+        return metric.state()
+    except Exception as e:
+        return _portable(e)
+    finally:
+        metric.collect_artifacts = False
+
+
+def _portable(error: BaseException) -> BaseException:
+    """``error`` if it survives pickling (it travels to the other ranks), else a RuntimeError with its text."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
 
 
 # -- metrics.json ------------------------------------------------------------------------------
@@ -441,6 +565,8 @@ def measure(
     when the metrics config does not set them. ``progress(key, test_name, done,
     total)`` is called as rows are scored. A failing pair does not stop the
     others: metrics.json is written, then `MeasureError` names every failure.
+    Started by torchrun (or inside a process group), every rank scores only its
+    rows and gets the merged results; rank 0 alone writes (`score_sharded`).
 
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
@@ -464,21 +590,36 @@ def measure(
     json_path = inference_dir / "metrics.json"
     previous = read_metrics_json(json_path)
     results, failures = MeasureResults(), []
-    for entry in entries:
-        for test_name in entry.tests:
-            report = functools.partial(progress, entry.key, test_name) if progress else None
-            try:
-                data = resolve_inputs(entry, test_name, inference_dir, columns)
-                result = score_test_set(entry.metric, data, test_name, inference_dir, report)
-            except Exception as e:  # one failing pair must not lose the others' results
-                failures.append((entry.key, test_name, e))
-                continue
-            results.setdefault(entry.key, {})[test_name] = result
-    write_metrics_json(json_path, merge_results(previous, results))
+    pairs = [(entry, test_name) for entry in entries for test_name in entry.tests]
+    with process_group() as (rank, world):
+        if world > 1:
+            inputs = functools.partial(resolve_inputs, inference_dir=inference_dir, columns=columns)
+            outcomes = score_sharded(pairs, inputs, inference_dir, rank, world, progress)
+        else:
+            outcomes = [_score_one(entry, test_name, inference_dir, columns, progress) for entry, test_name in pairs]
+    for (entry, test_name), outcome in zip(pairs, outcomes):
+        if isinstance(outcome, BaseException):  # one failing pair must not lose the others' results
+            failures.append((entry.key, test_name, outcome))
+        else:
+            results.setdefault(entry.key, {})[test_name] = outcome
+    if rank == 0:
+        write_metrics_json(json_path, merge_results(previous, results))
     results.path = json_path
     if failures:
         raise MeasureError(failures, results)
     return results
+
+
+def _score_one(
+    entry: Entry, test_name: str, inference_dir: Path, columns: DatasetColumns, progress: Progress | None
+) -> dict | BaseException:
+    """One (metric, test set) pair in this process: its result, or the error that stopped it."""
+    report = functools.partial(progress, entry.key, test_name) if progress else None
+    try:
+        data = resolve_inputs(entry, test_name, inference_dir, columns)
+        return score_test_set(entry.metric, data, test_name, inference_dir, report)
+    except Exception as e:
+        return e
 
 
 def _with_inference(cfg: Any, inference: Any) -> Any:

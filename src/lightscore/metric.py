@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from .contract import Field, check_metric_contract, check_result, metric_name
-from .scp import iter_rows
+from .scp import iter_row_batches, iter_rows
 
 StateValue = int | float | list[Any]
 REDUCES = ("sum", "cat")
@@ -274,10 +273,8 @@ class BaseMetric(ABC):
         extra = [k for k in data if k not in keys]
         if extra:
             raise ValueError(f"{metric_name(self)}: data has undeclared input(s) {', '.join(extra)}")
-        rows = self.iter_inputs(data, *keys)
-        while chunk := list(itertools.islice(rows, self.chunk_size)):
-            ids = [utt_id for utt_id, _ in chunk]
-            yield ids, {key: [row[key] for _, row in chunk] for key in keys}
+        # Read in lockstep a chunk at a time: no dict per row on the way to update().
+        yield from iter_row_batches({key: data[key] for key in keys}, self.chunk_size)
 
     def __call__(
         self,
@@ -301,22 +298,47 @@ class BaseMetric(ABC):
         2
         {'words': 3}
         """
-        self.reset()
         self.collect_artifacts = output_dir is not None
-        self.artifact_inputs = dict(data)
         try:
-            for ids, batch in self.iter_batches(data):
-                self.update(**batch)
-                if progress is not None:
-                    progress(len(ids))
-            result = check_result(self, self.compute())
-            if output_dir is not None:
-                test_dir = Path(output_dir) / test_name
-                test_dir.mkdir(parents=True, exist_ok=True)
-                self.write_artifacts(test_dir)
+            self.update_rows(data, progress=progress)
+            return self.finish(data, test_name, output_dir)
         finally:
             self.collect_artifacts = False
-            self.artifact_inputs = None
+
+    def update_rows(self, data: Mapping[str, Any], *, progress: Callable[[int], None] | None = None) -> None:
+        """Reset, then ``update`` with every row of the SCP files in ``data``, ``chunk_size`` rows at a time.
+
+        The first half of `__call__`. A sharded `lightscore.measure` runs it on
+        every rank with `lightscore.scp.ScpShard` paths, merges the ranks'
+        states, then calls `finish` once.
+
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
+        >>> _ = p.write_text("u1 a b\\nu2 c\\n")
+        >>> m = WordCount(); m.update_rows({"hyp": p}); m.state()
+        {'words': 3}
+        """
+        self.reset()
+        for ids, batch in self.iter_batches(data):
+            self.update(**batch)
+            if progress is not None:
+                progress(len(ids))
+
+    def finish(self, data: Mapping[str, Any], test_name: str, output_dir: str | Path | None = None) -> dict:
+        """The second half of `__call__`: ``compute()``, checked, then `write_artifacts` when given an ``output_dir``.
+
+        >>> m = WordCount(); m.load_state({"words": 5}); m.finish({}, "test-clean")
+        {'words': 5}
+        """
+        result = check_result(self, self.compute())
+        if output_dir is not None:
+            test_dir = Path(output_dir) / test_name
+            test_dir.mkdir(parents=True, exist_ok=True)
+            self.artifact_inputs = dict(data)
+            try:
+                self.write_artifacts(test_dir)
+            finally:
+                self.artifact_inputs = None
         return result
 
 

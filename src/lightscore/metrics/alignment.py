@@ -7,6 +7,7 @@ builds one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 
 from rapidfuzz.distance import Levenshtein
 
@@ -14,20 +15,22 @@ Pair = tuple[str | None, str | None, str]  # (ref token, hyp token, mark: C, S, 
 
 
 def align(ref: Sequence, hyp: Sequence) -> list[Pair]:
-    """Align two token sequences with rapidfuzz's unit-cost opcodes.
+    """Align two token sequences (lists or strings) with rapidfuzz's unit-cost opcodes.
 
     >>> align("a b c".split(), "a x c d".split())
     [('a', 'a', 'C'), ('b', 'x', 'S'), ('c', 'c', 'C'), (None, 'd', 'I')]
     """
     pairs: list[Pair] = []
+    # zip over slices builds each block's tuples in C: a report lists every token of every utterance.
     for tag, i1, i2, j1, j2 in Levenshtein.opcodes(ref, hyp):
-        if tag in ("equal", "replace"):
-            mark = "C" if tag == "equal" else "S"
-            pairs.extend((ref[i], hyp[j], mark) for i, j in zip(range(i1, i2), range(j1, j2)))
+        if tag == "equal":
+            pairs.extend(zip(ref[i1:i2], hyp[j1:j2], repeat("C")))
+        elif tag == "replace":
+            pairs.extend(zip(ref[i1:i2], hyp[j1:j2], repeat("S")))
         elif tag == "delete":
-            pairs.extend((ref[i], None, "D") for i in range(i1, i2))
+            pairs.extend(zip(ref[i1:i2], repeat(None), repeat("D")))
         else:
-            pairs.extend((None, hyp[j], "I") for j in range(j1, j2))
+            pairs.extend(zip(repeat(None), hyp[j1:j2], repeat("I")))
     return pairs
 
 
@@ -66,15 +69,21 @@ def pra_block(utt_id: str, pairs: Sequence[Pair]) -> str:
     Eval:     S       I
     <BLANKLINE>
     """
-    counts = {mark: sum(1 for *_, m in pairs if m == mark) for mark in "CSDI"}
     ref_cells, hyp_cells, eval_cells = [], [], []
     for ref, hyp, mark in pairs:
+        if mark == "C" and ref == hyp:  # most cells: one token, shown once, no padding to compute
+            cell = _show(ref).ljust(1)
+            ref_cells.append(cell)
+            hyp_cells.append(cell)
+            eval_cells.append(" " * len(cell))
+            continue
         r, h = _show(ref), _show(hyp)
         width = max(len(r), len(h), 1)
         ref_cells.append((r if ref is not None else "*" * width).ljust(width))
         hyp_cells.append((h if hyp is not None else "*" * width).ljust(width))
         eval_cells.append(("" if mark == "C" else mark).ljust(width))
-    scores = " ".join(str(counts[m]) for m in "CSDI")
+    marks = [mark for _, _, mark in pairs]
+    scores = " ".join(str(marks.count(mark)) for mark in "CSDI")
     return (
         f"id: {utt_id}\n"
         f"Scores: (#C #S #D #I) {scores}\n"

@@ -1,0 +1,114 @@
+"""Run every benchmark script, print their output, and put it in benchmarks/README.md.
+
+    python benchmarks/run_all.py            # the full run (make bench); about 10 minutes on 2 cores
+    python benchmarks/run_all.py --quick    # smaller sizes, a smoke test; README.md is left alone
+
+Each script runs in its own interpreter, one after the other, so no benchmark
+shares the machine with another. The README section between the
+``<!-- results -->`` markers is replaced by the machine description and every
+script's output; the exit status is 1 when a script failed (a target missed is
+not a failure: the scripts print MET / NOT MET).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from common import load_average, machine, python
+
+HERE = Path(__file__).resolve().parent
+README = HERE / "README.md"
+BEGIN, END = "<!-- results -->", "<!-- /results -->"
+
+SCRIPTS = {
+    "bench_startup.py": ([], ["--repeats", "5"]),
+    "bench_scoring.py": ([], ["--pairs", "4000", "--repeats", "3", "--torchmetrics-cer-pairs", "200"]),
+    "bench_gather.py": ([], ["--iterations", "50"]),
+    "bench_measure.py": ([], ["--lines", "100000", "--small", "20000", "--repeats", "1"]),
+}
+
+
+def run(script: str, args: list[str]) -> tuple[int, str]:
+    """Run one script, echoing its output as it comes; return its status and output."""
+    process = subprocess.Popen(
+        [python(), str(HERE / script), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=HERE
+    )
+    lines = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("[Gloo]"):  # gloo's connection chatter
+            continue
+        print(line, end="", flush=True)
+        lines.append(line)
+    return process.wait(), "".join(lines)
+
+
+def git_commit() -> str:
+    try:
+        root = HERE.parent
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], capture_output=True, text=True, cwd=root)
+    except OSError:
+        return "unknown"
+    return commit.stdout.strip() + (" + uncommitted changes in src/" if dirty.stdout.strip() else "")
+
+
+def lscpu_head() -> list[str]:
+    try:
+        return subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines()[:12]
+    except OSError:
+        return []
+
+
+def write_readme(sections: list[str]) -> None:
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    head = [
+        f"Run {now} on commit {git_commit()}, with `python benchmarks/run_all.py`.",
+        "",
+        machine(),
+        "",
+        "```",
+        "$ nproc",
+        str(os.cpu_count()),
+        "$ lscpu | head -12",
+        *lscpu_head(),
+        "```",
+    ]
+    block = "\n".join([BEGIN, "", *head, "", *sections, END])
+    text = README.read_text()
+    start, stop = text.index(BEGIN), text.index(END) + len(END)
+    README.write_text(text[:start] + block + text[stop:])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes; README.md is not written")
+    parser.add_argument("--only", nargs="*", choices=sorted(SCRIPTS), help="run these scripts only (README untouched)")
+    args = parser.parse_args(argv)
+    failed, sections = [], []
+    for script, (full, quick) in SCRIPTS.items():
+        if args.only and script not in args.only:
+            continue
+        print(f"\n=== {script} (load average {load_average()}) ===\n", flush=True)
+        status, output = run(script, quick if args.quick else full)
+        if status != 0:
+            failed.append(script)
+        command = f"python benchmarks/{script}"
+        body = [("##" + line if line.startswith("#") else line) for line in output.strip().splitlines()]
+        sections += [f"### `{command}`", "", *body, ""]
+    if not args.quick and not args.only:
+        write_readme(sections)
+        print(f"\nwrote {README}")
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
