@@ -137,6 +137,19 @@ def print_comparison(callback_results: dict[str, float], offline: dict, test_nam
     return same
 
 
+def close_process_group(trainer: L.Trainer) -> None:
+    """Tear the DDP process group down on every rank together.
+
+    A gloo group left up at interpreter exit can abort the process
+    ("terminate called without an active exception") when one rank leaves first.
+    """
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        trainer.strategy.barrier()
+        dist.destroy_process_group()
+
+
 def quiet_known_warnings() -> None:
     """Silence two Lightning warnings that do not apply to this recipe."""
     warnings.filterwarnings("ignore", message=".*does not have many workers.*")  # features are cached in memory
@@ -176,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
 
     trainer, metric_callback = train_and_test(args, corpus)
     offline = rescore_offline(args, trainer, metric_callback.save_dir, [u.text for u in corpus["train"]])
+    close_process_group(trainer)
     if not trainer.is_global_zero:
         return 0  # the other DDP ranks stop here; rank 0 reports
     same = print_comparison(metric_callback.results["test"], offline, "test")
