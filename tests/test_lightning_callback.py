@@ -271,7 +271,7 @@ def test_log_uses_float64(tmp_path: Path) -> None:
         ({"metrics": []}, "at least one metric"),
         ({"metrics": WER(), "inputs": {"text": "x"}}, "no metric declares"),
         ({"metrics": WER(), "stages": ("fit",)}, "not among"),
-        ({"metrics": WER(), "test_names": {"test": "../up"}}, "plain directory name"),
+        ({"metrics": WER(), "test_names": {"test": "../up"}}, "not a plain token"),
     ],
 )
 def test_bad_configuration_is_refused(kwargs: dict, message: str) -> None:

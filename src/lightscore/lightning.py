@@ -161,9 +161,10 @@ def _fresh(template: BaseMetric) -> BaseMetric:
 
 
 def _check_test_name(name: str) -> str:
-    if not isinstance(name, str) or name in ("", ".", "..") or Path(name).name != name:
-        raise ValueError(f"MetricCallback: test name {name!r} must be a plain directory name")
-    return name
+    # The same rule as measure()'s test sets: the saved folder must be one measure() can read.
+    if not isinstance(name, str):
+        raise ValueError(f"MetricCallback: test name {name!r} is not a plain token")
+    return check_utt_id(name, "MetricCallback", what="test name")
 
 
 # -- the callback --------------------------------------------------------------------
