@@ -103,6 +103,10 @@ def main() -> None:
     count_gathers()
     record = run(args.out, args.devices, args.sanity_steps)
     (args.out / f"rank{record['rank']}.json").write_text(json.dumps(record, indent=1))
+    if torch.distributed.is_initialized():
+        # Leave together: a gloo group still up at interpreter exit can abort a rank that leaves first.
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
 
 
 def run(out: Path, devices: int, sanity_steps: int) -> dict:
