@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lightscore import measure
-from lightscore.measure import MeasureError
+from lightscore import MeasureError
 
 WER_KEY = "lightscore.metrics.error_rate.WER"
 CER_KEY = "lightscore.metrics.error_rate.CER"
@@ -222,9 +222,9 @@ def test_no_test_sets_is_an_error(tmp_path):
         measure(config(tmp_path, wer(["ref", "hyp"])))
 
 
-def test_a_built_object_must_be_a_base_metric(decode):
+def test_a_target_must_be_a_base_metric_before_it_is_called(decode):
     entry = {"metric": {"_target_": "fixtures_datasets.NotAMetric"}, "inputs": ["hyp"]}
-    with pytest.raises(TypeError, match="built a fixtures_datasets.NotAMetric, which is not a lightscore BaseMetric"):
+    with pytest.raises(TypeError, match="_target_ fixtures_datasets.NotAMetric is not a lightscore BaseMetric subclass"):
         measure(config(decode, entry))
 
 

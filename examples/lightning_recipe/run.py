@@ -45,9 +45,8 @@ from lightning_recipe.report import (
     say,
 )
 from lightning_recipe.synth import SynthConfig, make_corpus
-from lightscore import measure
+from lightscore import MeasureResults, measure
 from lightscore.lightning import MetricCallback
-from lightscore.measure import MeasureResults
 from lightscore.metrics import CER, WER
 
 RECIPE_DIR = Path(__file__).resolve().parent

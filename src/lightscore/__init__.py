@@ -8,17 +8,20 @@ only in the modules that need them.
 'Hyp'
 """
 
-# measure is imported eagerly: with a lazy module __getattr__, any import of the submodule
-# lightscore.measure binds that module to the name and hides the function. measure.py loads hydra,
-# omegaconf, numpy and soundfile only when measure() runs, so this import stays light.
+# measure() lives in offline.py, so no module of this package is hidden by a function of its
+# name. offline.py loads hydra, omegaconf, numpy and soundfile only when measure() runs.
 from .contract import Field, check_metric_contract, check_metric_inputs
-from .measure import measure
-from .metric import BaseMetric
+from .metric import BaseMetric, RowError
+from .offline import measure
+from .results import MeasureError, MeasureResults
 from .scp import ScpError, ScpMismatchError
 
 __all__ = [
     "BaseMetric",
     "Field",
+    "MeasureError",
+    "MeasureResults",
+    "RowError",
     "ScpError",
     "ScpMismatchError",
     "check_metric_contract",

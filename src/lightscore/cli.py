@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+__all__ = ["ProgressBar", "build_parser", "format_table", "main"]
+
 MEASURE_HELP = """\
 Score every metric of a metrics YAML on its test sets and write <inference_dir>/metrics.json.
 The config keys (inference_dir, dataset.test, metrics, dataset_artifacts) are in docs/measure.md."""
@@ -81,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_measure(args: argparse.Namespace) -> int:
     """``lightscore measure``: progress to stderr, the result table and the metrics.json path to stdout."""
-    from .measure import MeasureError, measure
+    from .offline import measure
+    from .results import MeasureError
 
     bar = ProgressBar(sys.stderr)
     try:

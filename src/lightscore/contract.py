@@ -9,9 +9,19 @@ from __future__ import annotations
 
 import keyword
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+__all__ = [
+    "KINDS",
+    "Field",
+    "check_metric_contract",
+    "check_metric_inputs",
+    "check_result",
+    "metric_name",
+    "normalize_bindings",
+]
 
 KINDS = ("text", "audio", "number")
 
@@ -123,7 +133,7 @@ def normalize_bindings(inputs: Any) -> dict[str, str]:
         return {}
     if isinstance(inputs, Mapping):
         return {str(k): str(v) for k, v in inputs.items()}
-    if isinstance(inputs, (list, tuple)) or type(inputs).__name__ == "ListConfig":
+    if isinstance(inputs, Sequence) and not isinstance(inputs, str):  # a list, a tuple or OmegaConf's ListConfig
         return {str(k): str(k) for k in inputs}
     raise ValueError(f"inputs: must be a mapping of name -> source or a list of names, got {inputs!r}")
 

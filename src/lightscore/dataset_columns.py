@@ -21,14 +21,27 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .scp import atomic_open, check_utt_id, write_scp
+from .targets import build_target
 
 if TYPE_CHECKING:  # numpy, soundfile and torchaudio load only when a column is written
     import numpy as np
+
+__all__ = [
+    "AUDIO_OPTIONS",
+    "DatasetColumns",
+    "as_audio",
+    "audio_options",
+    "column_scp",
+    "fingerprint",
+    "resample",
+    "write_column",
+    "write_wav",
+]
 
 AUDIO_OPTIONS = {"sample_rate": None, "subtype": "PCM_16"}
 
@@ -263,3 +276,46 @@ def write_wav(path: Path, wave: np.ndarray, rate: int, options: Mapping[str, Any
 
     # soundfile wants (time, channels); the waveform is channels first like torchaudio's.
     soundfile.write(path, wave.T if wave.ndim == 2 else wave, target, subtype=options["subtype"], format="WAV")
+
+
+class DatasetColumns:
+    """Gives ``dataset:<column>`` SCP files of a run, building each test set's dataset at most once.
+
+    ``tests`` are `lightscore.config.TestSet` (``name``, ``dataset`` config,
+    ``idx_key``); ``options`` maps a column to its ``dataset_artifacts`` block.
+
+    >>> import tempfile
+    >>> from types import SimpleNamespace
+    >>> d = Path(tempfile.mkdtemp())
+    >>> test = SimpleNamespace(name="dev", idx_key="utt_id",
+    ...                        dataset={"_target_": "builtins.list", "_args_": [[{"utt_id": "u1", "text": "hi"}]]})
+    >>> DatasetColumns(d, [test], {}).scp("dev", "text").read_text()
+    'u1 hi\\n'
+    """
+
+    def __init__(self, inference_dir: Path, tests: Sequence[Any], options: Mapping[str, Mapping]) -> None:
+        self.inference_dir = inference_dir
+        self.tests = {t.name: t for t in tests}
+        self.options = options
+        self.built: dict[str, Any] = {}
+
+    def dataset(self, test_name: str) -> Any:
+        """The test set's dataset, built from its ``_target_`` config on first use."""
+        if test_name not in self.built:
+            test = self.tests[test_name]
+            self.built[test_name] = build_target(
+                test.dataset, f"dataset of test set {test.name}", allowed=callable, what="callable"
+            )
+        return self.built[test_name]
+
+    def scp(self, test_name: str, column: str) -> Path:
+        """``<inference_dir>/<test_name>/dataset/<column>.scp``, written unless the cached one still fits."""
+        test = self.tests[test_name]
+        return column_scp(
+            self.inference_dir / test_name,
+            column,
+            test.dataset,
+            lambda: self.dataset(test_name),
+            idx_key=test.idx_key,
+            options=self.options.get(column),
+        )

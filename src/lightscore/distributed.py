@@ -11,20 +11,20 @@ stays light; without an initialised process group nothing is gathered.
 >>> from lightscore.metrics import WER
 >>> m = WER()
 >>> m.update(ref=["the cat sat"], hyp=["the cat sat down"])
->>> gather_and_merge(m)["insertions"]  # one process: the local state
-1
->>> m.compute()["WER"]
+>>> gather_and_merge(m)["WER"]  # one process: the local state's result
 33.33333333333333
 """
 
 from __future__ import annotations
 
+import pickle
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from .metric import BaseMetric, StateValue
+from .metric import BaseMetric, merged_result
 
-__all__ = ["check_object_device", "gather_and_merge", "gather_objects"]
+__all__ = ["check_object_device", "gather_and_merge", "gather_objects", "gather_outcomes", "portable"]
 
 
 def _initialised_dist() -> Any:
@@ -83,20 +83,65 @@ def gather_objects(obj: Any, group: Any = None) -> list[Any]:
     return gathered
 
 
-def gather_and_merge(metric: BaseMetric, group: Any = None) -> dict[str, StateValue]:
-    """Merge every rank's state of ``metric``, load it into ``metric`` and return it.
+def portable(error: BaseException) -> BaseException:
+    """``error`` if it survives pickling (it travels to the other ranks), else a RuntimeError with its text.
+
+    >>> portable(ValueError("bad row")).args
+    ('bad row',)
+    """
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error
+
+
+def gather_outcomes(items: Sequence[Any], group: Any = None) -> list[list[Any]]:
+    """Gather one list of states-or-errors from every rank; return, per item, its value on each rank.
+
+    The one collective that carries metric states, or the exceptions that
+    replaced them, between ranks: the offline runner and `MetricCallback` both
+    use it, so a rank that failed tells every other rank why. Exceptions are
+    made picklable first (`portable`).
+
+    Args:
+        items: This rank's values, the same number and order on every rank.
+        group: The process group (None: the default one).
+
+    Returns:
+        ``result[k][r]`` is item ``k`` of rank ``r``.
+
+    >>> gather_outcomes([{"hits": 3}, ValueError("bad")])
+    [[{'hits': 3}], [ValueError('bad')]]
+    """
+    local = [portable(x) if isinstance(x, BaseException) else x for x in items]
+    gathered = gather_objects(local, group) if _initialised_dist() is not None else [list(items)]
+    return [[ranks[k] for ranks in gathered] for k in range(len(items))]
+
+
+def gather_and_merge(metric: BaseMetric, group: Any = None) -> dict:
+    """Gather every rank's state of ``metric``, merge, load and compute it: the same result on every rank.
 
     The plain-loop counterpart of `lightscore.lightning.MetricCallback`: call it
-    on every rank after the last ``update``, then ``metric.compute()`` gives the
-    same result everywhere. With no initialised process group the local state
-    is returned unchanged.
+    on every rank after the last ``update``. It goes through
+    `lightscore.metric.merged_result`, like every other road; ``metric`` is
+    left holding the merged state. With no initialised process group the local
+    state's result is returned.
+
+    Args:
+        metric: This rank's metric, after its last ``update``.
+        group: The process group (None: the default one).
+
+    Returns:
+        The checked result of the merged state.
+
+    Raises:
+        ValueError: the merged state does not compute (e.g. no reference tokens at all).
 
     >>> from lightscore.metrics import CER
     >>> m = CER()
     >>> m.update(ref=["abc"], hyp=["abd"])
-    >>> gather_and_merge(m) == m.state()
-    True
+    >>> gather_and_merge(m)["CER_sub"]
+    1
     """
-    merged = metric.merge_states(gather_objects(metric.state(), group))
-    metric.load_state(merged)
-    return merged
+    return merged_result(metric, gather_objects(metric.state(), group))

@@ -1,10 +1,12 @@
 """`MetricCallback`: lightscore metrics in Lightning validation and test, exact on any number of devices.
 
 Per batch, each rank feeds the rows its ``validation_step`` / ``test_step``
-returned to its own copy of every metric. At the epoch end, one
-``all_gather_object`` hands every rank all ranks' states (and, with
-``save_dir``, the rows to save); each rank merges them, computes and logs the
-same numbers, so ``ModelCheckpoint(monitor="val/WER")`` works on every rank.
+returned to the metrics (`lightscore.metric.feed`); each dataloader's state is
+kept as a state dict, never as a copy of a metric. At the epoch end, one
+gather hands every rank all ranks' states (and, with ``save_dir``, the rows to
+save), or the error that stopped a rank; each rank merges them through
+`lightscore.metric.merged_result`, and logs the same numbers, so
+``ModelCheckpoint(monitor="val/WER")`` works on every rank.
 
 Lightning's default ``DistributedSampler`` pads each rank's share by repeating
 samples; the callback drops those repeats, so every utterance counts once (see
@@ -20,7 +22,6 @@ samples; the callback drops those repeats, so every utterance counts once (see
 
 from __future__ import annotations
 
-import copy
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -35,9 +36,9 @@ from lightning.pytorch.utilities import rank_zero_warn
 from lightning.pytorch.utilities.warnings import PossibleUserWarning
 from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, IterableDataset
 
-from .contract import check_result, metric_name
-from .distributed import gather_objects
-from .metric import BaseMetric
+from .contract import metric_name
+from .distributed import gather_outcomes
+from .metric import BaseMetric, check_lengths, feed, merged_result
 from .scp import check_utt_id, write_scp
 
 __all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
@@ -130,12 +131,18 @@ def _eval_loaders(trainer: pl.Trainer, stage: str) -> list[Any]:
 
 @dataclass
 class _Tally:
-    """What this rank has scored of one dataloader in the current epoch."""
+    """What this rank has scored of one dataloader in the current epoch.
 
-    metrics: dict[str, BaseMetric]
+    The metric instances hold the state of the dataloader being scored now;
+    the others' states wait in ``states`` (dataloaders run one after another,
+    so states move at most once per dataloader, and no metric is ever copied).
+    """
+
     real_rows: int | None
     rows: list[Row] | None
     seen: int = 0
+    states: dict[str, dict[str, Any]] | None = None
+    error: BaseException | None = None
 
     def take(self, n: int) -> int:
         """Count ``n`` more rows; return how many of them are real (the rest is padding)."""
@@ -143,21 +150,10 @@ class _Tally:
         self.seen += n
         return keep
 
-    def payload(self) -> dict[str, Any]:
-        """What this rank sends at the epoch end: every metric's state, and the saved rows."""
-        return {"states": {name: m.state() for name, m in self.metrics.items()}, "rows": self.rows}
-
 
 def _merged_rows(payloads: list[dict[str, Any]]) -> list[Row]:
     """All ranks' saved rows, sorted by utterance id."""
     return sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
-
-
-def _fresh(template: BaseMetric) -> BaseMetric:
-    """A copy of ``template`` with empty state, whatever the template holds."""
-    metric = copy.deepcopy(template)
-    metric.reset()
-    return metric
 
 
 def _check_test_name(name: str) -> str:
@@ -223,6 +219,7 @@ class MetricCallback(Callback):
         self._tallies: dict[str, dict[int, _Tally]] = {}
         self._loaders: dict[str, list[Any]] = {}
         self._warned: set[tuple[str, int]] = set()
+        self._held: tuple[str, int] | None = None  # the (stage, dataloader) whose state the metrics hold
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -254,7 +251,7 @@ class MetricCallback(Callback):
         dataloader_idx: int = 0,
     ) -> None:
         """After each validation batch (not the sanity check's): update the metrics with its real rows."""
-        self._update("validate", trainer, outputs, dataloader_idx)
+        self._update("validate", trainer, outputs, batch_idx, dataloader_idx)
 
     def on_test_batch_end(
         self,
@@ -266,7 +263,7 @@ class MetricCallback(Callback):
         dataloader_idx: int = 0,
     ) -> None:
         """After each test batch: update the metrics with its real rows."""
-        self._update("test", trainer, outputs, dataloader_idx)
+        self._update("test", trainer, outputs, batch_idx, dataloader_idx)
 
     def on_validation_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """When a validation epoch ends, on every rank: gather once, merge, save, compute and log."""
@@ -288,6 +285,8 @@ class MetricCallback(Callback):
         if self._skips(stage, trainer):
             return
         self._tallies[stage] = {}
+        if self._held is not None and self._held[0] == stage:
+            self._held = None  # that state belonged to the last epoch; the first batch resets the metrics
         self._loaders[stage] = _eval_loaders(trainer, stage)
         names = self.test_names.get(stage)
         if self._saves(stage) and names is not None and len(names) < len(self._loaders[stage]):
@@ -303,12 +302,30 @@ class MetricCallback(Callback):
             loaders = self._loaders.get(stage, [])
             loader = loaders[dataloader_idx] if dataloader_idx < len(loaders) else None
             self._warn_inexact(stage, dataloader_idx, loader, trainer.world_size)
-            tallies[dataloader_idx] = _Tally(
-                metrics={name: _fresh(m) for name, m in self.metrics.items()},
-                real_rows=rows_to_score(loader),
-                rows=[] if self._saves(stage) else None,
-            )
+            tallies[dataloader_idx] = _Tally(real_rows=rows_to_score(loader), rows=[] if self._saves(stage) else None)
+        self._hold(stage, dataloader_idx)
         return tallies[dataloader_idx]
+
+    def _hold(self, stage: str, dataloader_idx: int) -> None:
+        """Make the metrics hold the state of (stage, dataloader), parking the state they held."""
+        key = (stage, dataloader_idx)
+        if self._held == key:
+            return
+        self._park()
+        tally = self._tallies[stage][dataloader_idx]
+        for name, metric in self.metrics.items():
+            metric.reset() if tally.states is None else metric.load_state(tally.states[name])
+        tally.states = None
+        self._held = key
+
+    def _park(self) -> None:
+        """Move the held state out of the metrics into its tally."""
+        if self._held is not None:
+            stage, idx = self._held
+            held = self._tallies.get(stage, {}).get(idx)
+            if held is not None:
+                held.states = {name: metric.state() for name, metric in self.metrics.items()}
+            self._held = None
 
     def _warn_inexact(self, stage: str, dataloader_idx: int, loader: Any, world_size: int) -> None:
         cause = inexact_cause(loader, world_size)
@@ -321,45 +338,69 @@ class MetricCallback(Callback):
             category=PossibleUserWarning,
         )
 
-    def _update(self, stage: str, trainer: pl.Trainer, outputs: Any, dataloader_idx: int) -> None:
+    def _update(self, stage: str, trainer: pl.Trainer, outputs: Any, batch_idx: int, dataloader_idx: int) -> None:
         if self._skips(stage, trainer):
             return
         tally = self._tally(stage, trainer, dataloader_idx)
+        if tally.error is not None:
+            return  # this dataloader already failed on this rank; the epoch end reports it
+        try:
+            self._feed(stage, tally, outputs)
+        except Exception as e:
+            where = f"rank {trainer.global_rank}, {stage} dataloader {dataloader_idx}, batch {batch_idx}"
+            tally.error = _in_context(e, f"MetricCallback: {where}")
+            if trainer.world_size == 1:
+                raise tally.error from e
+            # Several ranks: carry the error to the epoch-end gather, so every rank raises it (never a hang).
+
+    def _feed(self, stage: str, tally: _Tally, outputs: Any) -> None:
+        """Update every metric with the real rows of one step's outputs (and keep them when saving)."""
         columns = self._columns(stage, outputs)
-        keep = tally.take(len(next(iter(columns.values()))))
+        # The rows are counted before update() sees them (to drop the sampler's padding), so their
+        # lengths are checked here, with the one length check update() also runs.
+        keep = tally.take(check_lengths({self.inputs[n]: v for n, v in columns.items()}, f"{STEP[stage]} columns"))
         if keep == 0:
             return
-        for metric in tally.metrics.values():
+        ids = self._ids(stage, outputs, keep)
+        where = f"{STEP[stage]} output"
+        for metric in self.metrics.values():
             names = [f.name for f in metric.inputs if f.name in columns]
-            metric.update(**{name: columns[name][:keep] for name in names})
+            feed(metric, {name: columns[name][:keep] for name in names}, ids, where)
         if tally.rows is not None:
-            tally.rows.extend(self._rows(stage, outputs, columns, keep))
+            tally.rows.extend(self._rows(stage, ids, columns, keep))
 
     def _finish(self, stage: str, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if self._skips(stage, trainer):
             return
-        mine = {idx: tally.payload() for idx, tally in self._tallies.pop(stage, {}).items()}
-        gathered = gather_objects(mine)  # the epoch's only collective, also on a rank with no batch
-        seen = sorted({idx for g in gathered for idx in g})
+        self._park()
+        tallies = self._tallies.pop(stage, {})
+        failed = next((t.error for t in tallies.values() if t.error is not None), None)
+        mine = failed or {idx: {"states": t.states, "rows": t.rows} for idx, t in tallies.items()}
+        # The epoch's only collective, also on a rank with no batch: every rank's states and rows, or its error.
+        [gathered] = gather_outcomes([mine])
+        for payload in gathered:
+            if isinstance(payload, BaseException):
+                raise payload
+        seen = sorted({idx for payload in gathered for idx in payload})
         count = max(len(self._loaders.get(stage, [])), seen[-1] + 1 if seen else 0)
         results: dict[str, float] = {}
-        errors: list[str] = []
+        problems: list[str] = []
         for idx in seen:
-            payloads = [g[idx] for g in gathered if idx in g]
+            payloads = [payload[idx] for payload in gathered if idx in payload]
             if self._saves(stage) and trainer.is_global_zero:
                 self._save(self._test_name(stage, idx, count), _merged_rows(payloads))
             suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
             for name, metric in self.metrics.items():
                 try:
-                    values = self._compute(metric, [p["states"][name] for p in payloads])
+                    values = merged_result(metric, [p["states"][name] for p in payloads])
                 except ValueError as e:
-                    errors.append(f"{name} on {stage} dataloader {idx}: {e}")
+                    problems.append(f"{name} on {stage} dataloader {idx}: {e}")
                     continue
                 results.update({f"{self.prefix[stage]}{key}{suffix}": value for key, value in values.items()})
         self.results[stage] = results
         _log(pl_module, results)
-        if errors:
-            raise ValueError("MetricCallback: " + "; ".join(errors))
+        if problems:
+            raise ValueError("MetricCallback: " + "; ".join(problems))
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -377,7 +418,7 @@ class MetricCallback(Callback):
         columns = {}
         for name, key in self.inputs.items():
             if key in outputs:
-                columns[name] = _column(step, key, outputs[key])
+                columns[name] = outputs[key]
             elif self._required(name):
                 raise ValueError(
                     f"MetricCallback: {step} returned no {key!r} (for input {name!r}); "
@@ -385,27 +426,28 @@ class MetricCallback(Callback):
                 )
         if not columns:
             raise ValueError(f"MetricCallback: {step} returned none of {_keys(self.inputs.values())}")
-        lengths = {self.inputs[name]: len(values) for name, values in columns.items()}
-        if len(set(lengths.values())) > 1:
-            shown = ", ".join(f"{key!r} has {n}" for key, n in lengths.items())
-            raise ValueError(f"MetricCallback: {step} returned columns of different lengths: {shown}")
         return columns
 
     def _required(self, name: str) -> bool:
         return any(f.name == name and not f.optional for m in self.metrics.values() for f in m.inputs)
 
-    def _rows(self, stage: str, outputs: Mapping, columns: dict[str, Sequence[Any]], keep: int) -> list[Row]:
-        """The first ``keep`` rows to save: utterance id and the text of each text input."""
-        step = STEP[stage]
+    def _ids(self, stage: str, outputs: Mapping, keep: int) -> list[str] | None:
+        """The step's first ``keep`` utterance ids (None when it returns none and none are needed)."""
         if self.utt_id_key not in outputs:
-            raise ValueError(
-                f"MetricCallback: save_dir needs utterance ids, but {step} returned no "
-                f"{self.utt_id_key!r}; it returned the keys {_keys(outputs)}"
-            )
-        ids = _column(step, self.utt_id_key, outputs[self.utt_id_key])
+            if self._saves(stage):
+                raise ValueError(
+                    f"MetricCallback: save_dir needs utterance ids, but {STEP[stage]} returned no "
+                    f"{self.utt_id_key!r}; it returned the keys {_keys(outputs)}"
+                )
+            return None
+        ids = _column(STEP[stage], self.utt_id_key, outputs[self.utt_id_key])
+        where = f"{STEP[stage]} output {self.utt_id_key!r}"
+        return [check_utt_id(str(utt_id), where) for utt_id in ids[:keep]]
+
+    def _rows(self, stage: str, ids: list[str], columns: dict[str, Sequence[Any]], keep: int) -> list[Row]:
+        """The first ``keep`` rows to save: utterance id and the text of each text input."""
         texts = [name for name in columns if name in self._text_inputs()]
-        where = f"{step} output {self.utt_id_key!r}"
-        return [(check_utt_id(str(ids[i]), where), {n: str(columns[n][i]) for n in texts}) for i in range(keep)]
+        return [(ids[i], {n: columns[n][i] for n in texts}) for i in range(keep)]
 
     def _text_inputs(self) -> set[str]:
         return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text"}
@@ -421,13 +463,6 @@ class MetricCallback(Callback):
         test_dir = self.save_dir / test_name
         for name in sorted({n for _, values in rows for n in values}):
             write_scp(test_dir / f"{name}.scp", ((utt_id, v[name]) for utt_id, v in rows if name in v))
-
-    @staticmethod
-    def _compute(template: BaseMetric, states: list[dict[str, Any]]) -> dict[str, float]:
-        """The result of the merged ``states``, computed on a copy: the templates never hold state."""
-        metric = _fresh(template)
-        metric.load_state(metric.merge_states(states))
-        return check_result(metric, metric.compute())
 
 
 # -- construction checks ---------------------------------------------------------------
@@ -500,6 +535,12 @@ def _column(step: str, key: str, values: Any) -> Sequence[Any]:
             "return a list with one value per row of the batch"
         )
     return values
+
+
+def _in_context(error: Exception, where: str) -> Exception:
+    """A ValueError, TypeError or RuntimeError (as ``error`` was) whose text starts with ``where``."""
+    kind = next((k for k in (ValueError, TypeError) if isinstance(error, k)), RuntimeError)
+    return kind(f"{where}: {error}")
 
 
 def _keys(keys: Any) -> str:

@@ -10,20 +10,79 @@ from __future__ import annotations
 
 import copy
 import functools
+import reprlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from .contract import Field, check_metric_contract, check_result, metric_name
 from .scp import iter_row_batches, iter_rows
 
+__all__ = ["BaseMetric", "Progress", "RowError", "StateValue", "check_batch", "check_lengths", "feed", "merged_result"]
+
 StateValue = int | float | list[Any]
+Progress = Callable[[str, str, int, int], None]
+"""``progress(key, test_name, rows_done, rows_total)``: the one progress signature."""
 REDUCES = ("sum", "cat")
 
 
-def _check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
-    """Raise ValueError unless ``values`` is one well-formed batch for ``metric``."""
+class RowError(ValueError):
+    """Raised by ``update`` for one row of its batch; `feed` names that row's utterance.
+
+    ``update`` sees values, not utterance ids: it raises ``RowError(row, message)``
+    and the road that fed the batch (a callback step or SCP files) turns the row
+    into the utterance id.
+
+    >>> str(RowError(2, "hyp x.wav: not a WAV file"))
+    'row 2: hyp x.wav: not a WAV file'
+    """
+
+    def __init__(self, row: int, message: str) -> None:
+        self.row = row
+        self.message = message
+        super().__init__(f"row {row}: {message}")
+
+
+def check_lengths(values: Mapping[str, Sized], what: str) -> int:
+    """Return the common length of ``values``' columns; raise ValueError naming each length when they differ.
+
+    >>> check_lengths({"ref": [1, 2], "hyp": [3]}, "step output")
+    Traceback (most recent call last):
+    ...
+    ValueError: step output have unequal lengths (ref=2, hyp=1)
+    """
+    lengths = {key: len(value) for key, value in values.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
+        raise ValueError(f"{what} have unequal lengths ({shown})")
+    return next(iter(lengths.values()), 0)
+
+
+def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
+    """Raise ValueError unless ``values`` is one well-formed batch for ``metric``.
+
+    The one batch check, run by every ``update``: declared names only, every
+    required input present, each a list or tuple, equal lengths, and the values
+    of a ``text`` input strings.
+
+    Args:
+        metric: The metric the batch is for.
+        values: Input name -> one value per row.
+
+    Raises:
+        ValueError: naming the metric, the input and what is wrong.
+
+    >>> from lightscore.metrics import WER
+    >>> check_batch(WER(), {"ref": ["a"], "hyp": ["a", "b"]})
+    Traceback (most recent call last):
+    ...
+    ValueError: lightscore.metrics.error_rate.WER.update(): inputs have unequal lengths (ref=1, hyp=2)
+    >>> check_batch(WER(), {"ref": ["a"], "hyp": [3]})
+    Traceback (most recent call last):
+    ...
+    ValueError: lightscore.metrics.error_rate.WER.update(): input 'hyp' is text, but row 0 is a int (3)
+    """
     name = metric_name(metric)
     declared = {f.name: f for f in metric.inputs}
     for key, value in values.items():
@@ -34,16 +93,79 @@ def _check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
     for key, field in declared.items():
         if not field.optional and key not in values:
             raise ValueError(f"{name}.update(): required input {key!r} is missing")
-    lengths = {key: len(value) for key, value in values.items()}
-    if len(set(lengths.values())) > 1:
-        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
-        raise ValueError(f"{name}.update(): inputs have unequal lengths ({shown})")
+    check_lengths(values, f"{name}.update(): inputs")
+    for key, value in values.items():
+        if declared[key].kind == "text" and not all(type(v) is str for v in value):
+            row = next(i for i, v in enumerate(value) if not isinstance(v, str))
+            kind, shown = type(value[row]).__name__, reprlib.repr(value[row])
+            raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
+
+
+def feed(
+    metric: BaseMetric, batch: Mapping[str, Sequence[Any]], ids: Sequence[str] | None = None, where: str = ""
+) -> None:
+    """``metric.update(**batch)``; a `RowError` comes back naming the row's utterance id and ``where``.
+
+    Both roads feed batches through here: `lightscore.lightning.MetricCallback`
+    with the step's ids, and the offline runner with the SCP ids.
+
+    Args:
+        metric: The metric to update.
+        batch: Input name -> one value per row.
+        ids: The utterance id of each row, when known.
+        where: Where the batch came from, for the error (e.g. ``"dev/hyp.scp"``).
+
+    Raises:
+        ValueError: from ``update``; a `RowError` is re-raised naming the utterance.
+
+    >>> from lightscore.metrics import WER
+    >>> m = WER(); feed(m, {"ref": ["a b"], "hyp": ["a"]}, ["utt1"]); m.deletions
+    1
+    """
+    try:
+        metric.update(**batch)
+    except RowError as e:
+        who = f"utterance {ids[e.row]!r}" if ids is not None and e.row < len(ids) else f"row {e.row} of the batch"
+        raise ValueError(f"{metric_name(metric)}: {who}{f' ({where})' if where else ''}: {e.message}") from e
+
+
+def merged_result(metric: BaseMetric, states: Sequence[Mapping[str, StateValue]]) -> dict:
+    """The one road from states to a result: merge, load into ``metric``, compute, check.
+
+    Every caller goes through here: `lightscore.lightning.MetricCallback` at an
+    epoch end, `lightscore.measure` (one process or many), the offline runner
+    and `lightscore.distributed.gather_and_merge`. ``states`` are the ranks' or
+    shards' ``state()`` dicts, or the one process's own.
+
+    Args:
+        metric: The metric whose reduce rules merge the states; it is left
+            holding the merged state.
+        states: One ``state()`` dict per rank or shard, in rank order.
+
+    Returns:
+        ``compute()``'s result, checked against the declared outputs.
+
+    Raises:
+        ValueError: a state of the wrong shape, or a result that breaks the contract.
+
+    >>> from lightscore.metrics import WER
+    >>> a, b = WER(), WER()
+    >>> a.update(ref=["the cat"], hyp=["the cat"]); b.update(ref=["a dog"], hyp=["a"])
+    >>> merged_result(WER(), [a.state(), b.state()])["WER"]
+    25.0
+    """
+    merged_result.calls += 1
+    metric.load_state(metric.merge_states(states))
+    return check_result(metric, metric.compute())
+
+
+merged_result.calls = 0  # counted so tests can show every road passes through here
 
 
 def _checked(update):
     @functools.wraps(update)
     def checked_update(self, **values):
-        _check_batch(self, values)
+        check_batch(self, values)
         return update(self, **values)
 
     checked_update.__lightscore_checked__ = True
@@ -121,14 +243,23 @@ class BaseMetric(ABC):
 
         May be called before or after ``super().__init__()``.
 
-        >>> m = WordCount()
-        >>> m.add_state("scores", [], "cat")
-        >>> m.state()
-        {'words': 0, 'scores': []}
-        >>> m.add_state("words", 0, "sum")
+        Args:
+            name: The attribute the state lives in.
+            default: Its empty value: an int or float for "sum", a list for "cat".
+            reduce: How ranks' values combine: "sum" adds, "cat" concatenates.
+
+        Raises:
+            ValueError: a name taken, an unknown reduce, or a default of the wrong type.
+
+        >>> from lightscore.metrics import WER
+        >>> m = WER()
+        >>> m.add_state("lengths", [], "cat")
+        >>> m.state()["lengths"]
+        []
+        >>> m.add_state("hits", 0, "sum")
         Traceback (most recent call last):
         ...
-        ValueError: state 'words' is already registered
+        ValueError: state 'hits' is already registered
         """
         registry = self._registry()
         if name in registry:
@@ -147,8 +278,9 @@ class BaseMetric(ABC):
     def reset(self) -> None:
         """Set every registered state back to a copy of its default.
 
-        >>> m = WordCount(); m.update(hyp=["a b"]); m.reset(); m.state()
-        {'words': 0}
+        >>> from lightscore.metrics import WER
+        >>> m = WER(); m.update(ref=["a b"], hyp=["a"]); m.reset(); m.state()["deletions"]
+        0
         """
         for name, (default, _) in self._registry().items():
             setattr(self, name, copy.deepcopy(default))
@@ -156,8 +288,13 @@ class BaseMetric(ABC):
     def state(self) -> dict[str, StateValue]:
         """Return a deep copy of every registered state, by name ({} when none).
 
-        >>> m = WordCount(); m.update(hyp=["a b", "c"]); m.state()
-        {'words': 3}
+        Returns:
+            State name -> a copy of its value: plain numbers and lists, picklable.
+
+        >>> from lightscore.metrics import WER
+        >>> m = WER(); m.update(ref=["a b"], hyp=["a"]); m.state()  # doctest: +NORMALIZE_WHITESPACE
+        {'substitutions': 0, 'deletions': 1, 'insertions': 0, 'hits': 1, 'ref_len': 2,
+         'utterances': 1, 'error_utterances': 1}
         """
         return {name: copy.deepcopy(getattr(self, name)) for name in self._registry()}
 
@@ -173,10 +310,23 @@ class BaseMetric(ABC):
 
         "sum" states are added, "cat" states concatenated in the order given.
 
-        >>> WordCount().merge_states([{"words": 2}, {"words": 3}])
-        {'words': 5}
-        >>> WordCount().merge_states([])
-        {'words': 0}
+        Args:
+            states: ``state()`` dicts of this metric, in rank (or shard) order.
+
+        Returns:
+            The merged state dict.
+
+        Raises:
+            ValueError: a state lacks a registered name or has an unknown one.
+
+        >>> from lightscore.metrics import WER
+        >>> a, b = WER(), WER()
+        >>> a.update(ref=["a b"], hyp=["a"]); b.update(ref=["c"], hyp=["d"])
+        >>> merged = WER().merge_states([a.state(), b.state()])
+        >>> merged["ref_len"], merged["deletions"], merged["substitutions"]
+        (3, 1, 1)
+        >>> WER().merge_states([])["ref_len"]
+        0
         """
         for state in states:
             self._check_keys(state, "merge_states()")
@@ -191,10 +341,13 @@ class BaseMetric(ABC):
     def load_state(self, state: Mapping[str, StateValue]) -> None:
         """Set every registered state from ``state``, such as a merged one.
 
-        >>> m = WordCount()
-        >>> m.load_state(m.merge_states([{"words": 2}, {"words": 3}]))
-        >>> m.compute()
-        {'words': 5}
+        Raises:
+            ValueError: ``state`` lacks a registered name or has an unknown one.
+
+        >>> from lightscore.metrics import WER
+        >>> a = WER(); a.update(ref=["a b"], hyp=["a"])
+        >>> m = WER(); m.load_state(a.state()); m.compute()["WER"]
+        50.0
         """
         self._check_keys(state, "load_state()")
         for name in self._registry():
@@ -206,31 +359,37 @@ class BaseMetric(ABC):
     def update(self, **values: Sequence[Any]) -> None:
         """Add one batch (one list or tuple per declared input, equal lengths) to the state.
 
-        >>> m = WordCount(); m.update(hyp=["a b", "c"]); m.words
-        3
-        >>> m.update(hyp="a b")
+        Every subclass's ``update`` is wrapped so that `check_batch` runs first.
+        A problem with one row is raised as `RowError` (its utterance is then named).
+
+        >>> from lightscore.metrics import WER
+        >>> m = WER(); m.update(ref=["a b", "c"], hyp=["a b", "d"]); m.substitutions
+        1
+        >>> m.update(ref="a b", hyp="a b")
         Traceback (most recent call last):
         ...
-        ValueError: lightscore.metric.WordCount.update(): input 'hyp' must be a list or tuple, got str
+        ValueError: lightscore.metrics.error_rate.WER.update(): input 'ref' must be a list or tuple, got str
         """
 
     @abstractmethod
     def compute(self) -> dict[str, float]:
         """Return the result from the state alone, with no file side effect.
 
-        >>> m = WordCount(); m.update(hyp=["a b"]); m.compute()
-        {'words': 2}
+        >>> from lightscore.metrics import WER
+        >>> m = WER(); m.update(ref=["a b"], hyp=["a"]); m.compute()["WER"]
+        50.0
         """
 
     def write_artifacts(self, test_dir: Path) -> None:
         """Write files for one test set after ``compute()``; a no-op by default.
 
-        Runs only from ``__call__`` with an ``output_dir``; ``test_dir`` is
-        ``output_dir / test_name``, already created. While it runs,
-        ``self.artifact_inputs`` holds the ``data`` mapping, so an override can
-        re-read the rows with `iter_inputs`.
+        The offline runner calls it with an ``output_dir`` (``__call__``,
+        `lightscore.measure`); ``test_dir`` is ``output_dir / test_name``, already
+        created. While it runs, ``self.artifact_inputs`` holds the ``data``
+        mapping, so an override can re-read the rows with `iter_inputs`.
 
-        >>> WordCount().write_artifacts(Path("exp/metrics/test-clean")) is None
+        >>> from lightscore.metrics import WER
+        >>> WER(alignment=False).write_artifacts(Path("exp/metrics/test-clean")) is None
         True
         """
 
@@ -239,35 +398,45 @@ class BaseMetric(ABC):
     def iter_inputs(self, data: Mapping[str, Any], *keys: str) -> Iterator[tuple[str, dict[str, str]]]:
         """Yield ``(utt_id, {key: value})`` from the SCP files ``data[key]``, read in lockstep.
 
-        Streams the files in file order, never reading one whole; raises an
-        AssertionError (also a ValueError) when the ids differ at a row or a
-        file ends early, and when no key is given.
+        Streams the files in file order, never reading one whole.
+
+        Args:
+            data: Input name -> SCP path (as given to `__call__`).
+            keys: The inputs to read, at least one.
+
+        Raises:
+            lightscore.scp.ScpMismatchError: (an AssertionError and a ValueError) when
+                the ids differ at a row or a file ends early, and when no key is given.
 
         >>> import tempfile, pathlib
+        >>> from lightscore.metrics import WER
         >>> d = pathlib.Path(tempfile.mkdtemp())
         >>> _ = (d / "ref.scp").write_text("utt1 the cat\\nutt2 a dog\\n")
         >>> _ = (d / "hyp.scp").write_text("utt1 the bat\\nutt2 a dog\\n")
         >>> data = {"ref": d / "ref.scp", "hyp": d / "hyp.scp"}
-        >>> for utt_id, row in WordCount().iter_inputs(data, "ref", "hyp"):
+        >>> for utt_id, row in WER().iter_inputs(data, "ref", "hyp"):
         ...     print(utt_id, row["ref"], row["hyp"])
         utt1 the cat the bat
         utt2 a dog a dog
-        >>> for utt_id, row in WordCount().iter_inputs(data, "ref"):
-        ...     print(utt_id, row["ref"])
-        utt1 the cat
-        utt2 a dog
         """
         return iter_rows({key: data[key] for key in keys})
 
     def iter_batches(self, data: Mapping[str, Any]) -> Iterator[tuple[list[str], dict[str, list[str]]]]:
         """Yield ``(utt_ids, batch)`` of at most ``chunk_size`` rows of the declared inputs in ``data``.
 
+        Args:
+            data: Input name -> SCP path (or `lightscore.scp.ScpShard`).
+
+        Raises:
+            ValueError: ``data`` binds an input the metric does not declare.
+
         >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
-        >>> _ = p.write_text("u1 a\\nu2 b c\\nu3 d\\n")
-        >>> m = WordCount(); m.chunk_size = 2
-        >>> list(m.iter_batches({"hyp": p}))
-        [(['u1', 'u2'], {'hyp': ['a', 'b c']}), (['u3'], {'hyp': ['d']})]
+        >>> from lightscore.metrics import CER
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "ref.scp").write_text("u1 a\\nu2 b c\\nu3 d\\n")
+        >>> m = CER(); m.chunk_size = 2
+        >>> list(m.iter_batches({"ref": d / "ref.scp", "hyp": d / "ref.scp"}))
+        [(['u1', 'u2'], {'ref': ['a', 'b c'], 'hyp': ['a', 'b c']}), (['u3'], {'ref': ['d'], 'hyp': ['d']})]
         """
         keys = [f.name for f in self.inputs if f.name in data]
         extra = [k for k in data if k not in keys]
@@ -282,82 +451,34 @@ class BaseMetric(ABC):
         test_name: str,
         output_dir: str | Path | None = None,
         *,
-        progress: Callable[[int], None] | None = None,
+        progress: Progress | None = None,
     ) -> dict:
-        """Score one test set from SCP files: reset, update per chunk, compute, write artifacts.
+        """Score one test set from SCP files: the offline runner's road with one process.
 
-        ``data`` maps each declared input name to an SCP path. With an
-        ``output_dir``, `write_artifacts` runs with ``output_dir / test_name``.
-        ``progress``, when given, is called with the number of rows of each
-        chunk once ``update`` has taken it.
+        Resets, feeds every ``chunk_size`` rows to ``update``, exports ``state()``,
+        goes through `merged_result` (merge, load, compute, check) and, with an
+        ``output_dir``, runs `write_artifacts` in ``output_dir / test_name``.
 
-        >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
-        >>> _ = p.write_text("u1 a b\\nu2 c\\n")
-        >>> WordCount()({"hyp": p}, "test-clean", progress=print)
-        2
-        {'words': 3}
-        """
-        self.collect_artifacts = output_dir is not None
-        try:
-            self.update_rows(data, progress=progress)
-            return self.finish(data, test_name, output_dir)
-        finally:
-            self.collect_artifacts = False
+        Args:
+            data: Each declared input name -> its SCP path.
+            test_name: The test set (a folder name under ``output_dir``).
+            output_dir: Where artifacts go; None writes none.
+            progress: Called as ``progress(key, test_name, rows_done, rows_total)``.
 
-    def update_rows(self, data: Mapping[str, Any], *, progress: Callable[[int], None] | None = None) -> None:
-        """Reset, then ``update`` with every row of the SCP files in ``data``, ``chunk_size`` rows at a time.
+        Returns:
+            The checked result, ``{output: value}``.
 
-        The first half of `__call__`. A sharded `lightscore.measure` runs it on
-        every rank with `lightscore.scp.ScpShard` paths, merges the ranks'
-        states, then calls `finish` once.
+        Raises:
+            ValueError: bad rows, bad state or a result that breaks the contract.
 
         >>> import tempfile, pathlib
-        >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
-        >>> _ = p.write_text("u1 a b\\nu2 c\\n")
-        >>> m = WordCount(); m.update_rows({"hyp": p}); m.state()
-        {'words': 3}
+        >>> from lightscore.metrics import WER
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "ref.scp").write_text("u1 a b\\nu2 c\\n")
+        >>> _ = (d / "hyp.scp").write_text("u1 a b\\nu2 d\\n")
+        >>> WER()({"ref": d / "ref.scp", "hyp": d / "hyp.scp"}, "dev")["WER"]
+        33.33333333333333
         """
-        self.reset()
-        for ids, batch in self.iter_batches(data):
-            self.update(**batch)
-            if progress is not None:
-                progress(len(ids))
+        from .runner import score_one  # the runner drives metrics over files; it builds on this module
 
-    def finish(self, data: Mapping[str, Any], test_name: str, output_dir: str | Path | None = None) -> dict:
-        """The second half of `__call__`: ``compute()``, checked, then `write_artifacts` when given an ``output_dir``.
-
-        >>> m = WordCount(); m.load_state({"words": 5}); m.finish({}, "test-clean")
-        {'words': 5}
-        """
-        result = check_result(self, self.compute())
-        if output_dir is not None:
-            test_dir = Path(output_dir) / test_name
-            test_dir.mkdir(parents=True, exist_ok=True)
-            self.artifact_inputs = dict(data)
-            try:
-                self.write_artifacts(test_dir)
-            finally:
-                self.artifact_inputs = None
-        return result
-
-
-class WordCount(BaseMetric):
-    """A tiny metric for the examples above: counts hypothesis words.
-
-    >>> m = WordCount(); m.update(hyp=["a b c"]); m.compute()
-    {'words': 3}
-    """
-
-    inputs = (Field("hyp", "text"),)
-    outputs = (Field("words", "number"),)
-
-    def __init__(self) -> None:
-        self.add_state("words", 0, "sum")
-        super().__init__()
-
-    def update(self, *, hyp: Sequence[str]) -> None:
-        self.words += sum(len(text.split()) for text in hyp)
-
-    def compute(self) -> dict[str, int]:
-        return {"words": self.words}
+        return score_one(self, data, test_name, output_dir, progress=progress)

@@ -57,7 +57,7 @@ def main() -> None:
     uneven = WER()
     if rank == 0:
         uneven.update(ref=REFS, hyp=HYPS)
-    uneven_state = gather_and_merge(uneven)
+    uneven_result = gather_and_merge(uneven)
 
     group = dist.new_group(list(range(world_size)))
     split, lengths = WER(), Lengths()
@@ -68,7 +68,7 @@ def main() -> None:
     gather_and_merge(lengths, group=group)
 
     record = {
-        "uneven": {"state": uneven_state, "result": uneven.compute()},
+        "uneven": {"state": uneven.state(), "result": uneven_result},
         "split": {"state": split.state(), "result": split.compute(), "lengths": lengths.lengths},
         "gathers": gathers["count"],
     }

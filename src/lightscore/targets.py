@@ -1,0 +1,101 @@
+"""Objects built from ``_target_`` configs (hydra), checked before anything is called.
+
+A metrics YAML is code: its ``_target_`` names a Python callable that runs.
+`build_target` resolves the target first and refuses it unless ``allowed``
+accepts it, so ``_target_: builtins.open`` in a metric entry fails before it
+can truncate a file. Errors come back on one line, naming the config place.
+hydra is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["build_target", "one_line", "resolve_target"]
+
+
+def one_line(cause: BaseException) -> str:
+    """``Type: message`` on one line (hydra's import errors span several).
+
+    >>> one_line(ImportError("No module named 'x'\\n  more"))
+    "ImportError: No module named 'x' more"
+    """
+    return f"{type(cause).__name__}: " + " ".join(str(cause).split())
+
+
+def resolve_target(target: Any, where: str) -> Any:
+    """Import what the dotted path ``target`` names, without calling it.
+
+    Raises:
+        ValueError: ``target`` is not a non-empty string, or cannot be imported.
+
+    >>> resolve_target("lightscore.metrics.WER", "metrics[0].metric").__name__
+    'WER'
+    >>> resolve_target("no.such.Thing", "metrics[0].metric")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics[0].metric: cannot import _target_ no.such.Thing: ...
+    """
+    if not isinstance(target, str) or not target:
+        raise ValueError(f"{where}: needs a _target_ (a dotted path such as lightscore.metrics.WER), got {target!r}")
+    parts = target.split(".")
+    # The longest importable module prefix, then attributes: what hydra's own lookup does, without its log lines.
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError as e:
+            if cut == 1:
+                raise ValueError(f"{where}: cannot import _target_ {target}: {one_line(e)}") from None
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError as e:
+            raise ValueError(f"{where}: cannot import _target_ {target}: {one_line(e)}") from None
+        return obj
+    raise AssertionError("unreachable")
+
+
+def build_target(
+    node: Mapping[str, Any], where: str, *, allowed: Callable[[Any], bool], what: str, recursive: bool = True
+) -> Any:
+    """Build ``node`` with hydra once its ``_target_`` is resolved and accepted by ``allowed``.
+
+    Args:
+        node: A mapping (or DictConfig) with ``_target_`` and keyword arguments.
+        where: The config place, for errors.
+        allowed: Says whether the resolved target may be called.
+        what: What an allowed target is, for the error (e.g. "a lightscore BaseMetric subclass").
+        recursive: Whether nested ``_target_`` configs are built too.
+
+    Returns:
+        What the target returned.
+
+    Raises:
+        TypeError: the target is not allowed, or rejected its arguments.
+        ValueError: the target cannot be imported, or failed while building.
+
+    >>> import fractions
+    >>> build_target({"_target_": "fractions.Fraction", "numerator": 1, "denominator": 3}, "x",
+    ...              allowed=lambda t: t is fractions.Fraction, what="Fraction")
+    Fraction(1, 3)
+    >>> build_target({"_target_": "builtins.open", "file": "x"}, "metrics[0].metric",
+    ...              allowed=lambda t: False, what="a lightscore BaseMetric subclass")
+    Traceback (most recent call last):
+    ...
+    TypeError: metrics[0].metric: _target_ builtins.open is not a lightscore BaseMetric subclass; refused, not called
+    """
+    target = node.get("_target_") if hasattr(node, "get") else None
+    if not allowed(resolve_target(target, where)):
+        raise TypeError(f"{where}: _target_ {target} is not {what}; refused, not called")
+    from hydra.errors import InstantiationException
+    from hydra.utils import instantiate
+
+    try:
+        return instantiate(node, _convert_="all", _recursive_=recursive)
+    except InstantiationException as e:
+        cause = e.__cause__ or e
+        kind = TypeError if isinstance(cause, TypeError) else ValueError
+        raise kind(f"{where}: cannot build {target}: {one_line(cause)}") from cause
