@@ -15,9 +15,8 @@ import soundfile
 import torch
 import torchaudio.functional
 
-from lightscore import measure
+from lightscore import MeasureError, measure
 from lightscore.dataset_columns import column_scp, write_column
-from lightscore import MeasureError
 
 TESTS_DIR = Path(__file__).parent
 WER_KEY = "lightscore.metrics.error_rate.WER"
@@ -202,7 +201,8 @@ def test_a_dataset_source_needs_a_dataset_config(decode):
 
 
 def test_a_dataset_that_cannot_be_built_fails_its_pairs(decode):
-    with pytest.raises(MeasureError, match="dataset of test set test-clean: cannot (build|import _target_) fixtures_datasets.Nope"):
+    message = "dataset of test set test-clean: cannot (build|import _target_) fixtures_datasets.Nope"
+    with pytest.raises(MeasureError, match=message):
         measure(text_config(decode, {"_target_": "fixtures_datasets.Nope"}))
     assert json.loads((decode / "metrics.json").read_text()) == {}
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lightscore import measure
-from lightscore import MeasureError
+from lightscore import MeasureError, measure
 
 WER_KEY = "lightscore.metrics.error_rate.WER"
 CER_KEY = "lightscore.metrics.error_rate.CER"
@@ -224,7 +223,7 @@ def test_no_test_sets_is_an_error(tmp_path):
 
 def test_a_target_must_be_a_base_metric_before_it_is_called(decode):
     entry = {"metric": {"_target_": "fixtures_datasets.NotAMetric"}, "inputs": ["hyp"]}
-    with pytest.raises(TypeError, match="_target_ fixtures_datasets.NotAMetric is not a lightscore BaseMetric subclass"):
+    with pytest.raises(TypeError, match="_target_ fixtures_datasets.NotAMetric is not a lightscore BaseMetric"):
         measure(config(decode, entry))
 
 
