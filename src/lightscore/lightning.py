@@ -38,7 +38,7 @@ from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, Itera
 
 from .contract import metric_name
 from .distributed import gather_outcomes
-from .metric import BaseMetric, check_lengths, feed, merged_result
+from .metric import UTT_ID, BaseMetric, check_lengths, feed, merged_result
 from .scp import check_utt_id, write_scp
 
 __all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
@@ -208,7 +208,7 @@ class MetricCallback(Callback):
         test_names: Mapping[str, str | Sequence[str]] | None = None,
     ) -> None:
         self.metrics = _as_named(metrics)
-        self.inputs = _input_keys(self.metrics, inputs or {})
+        self.inputs = _input_keys(self.metrics, inputs or {}, defaults={UTT_ID: utt_id_key})
         self.stages = _check_stages(stages)
         self.prefix = _prefixes(prefix)
         self.save_dir = None if save_dir is None else Path(save_dir)
@@ -450,7 +450,7 @@ class MetricCallback(Callback):
         return [(ids[i], {n: columns[n][i] for n in texts}) for i in range(keep)]
 
     def _text_inputs(self) -> set[str]:
-        return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text"}
+        return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text" and f.name != UTT_ID}
 
     def _test_name(self, stage: str, idx: int, count: int) -> str:
         names = self.test_names.get(stage)
@@ -498,8 +498,10 @@ def _check_unique_outputs(metrics: dict[str, BaseMetric]) -> None:
             owner[f.name] = name
 
 
-def _input_keys(metrics: dict[str, BaseMetric], inputs: Mapping[str, str]) -> dict[str, str]:
-    """Every declared input name -> the step's key for it."""
+def _input_keys(
+    metrics: dict[str, BaseMetric], inputs: Mapping[str, str], defaults: Mapping[str, str]
+) -> dict[str, str]:
+    """Every declared input name -> the step's key for it (``inputs``, else ``defaults``, else the name)."""
     declared = list(dict.fromkeys(f.name for m in metrics.values() for f in m.inputs))
     unknown = [name for name in inputs if name not in declared]
     if unknown:
@@ -507,7 +509,7 @@ def _input_keys(metrics: dict[str, BaseMetric], inputs: Mapping[str, str]) -> di
             f"MetricCallback: inputs names {', '.join(unknown)}, which no metric declares "
             f"(declared: {', '.join(declared)})"
         )
-    return {name: inputs.get(name, name) for name in declared}
+    return {name: inputs.get(name, defaults.get(name, name)) for name in declared}
 
 
 def _check_stages(stages: Sequence[str]) -> tuple[str, ...]:

@@ -19,9 +19,21 @@ from typing import Any, ClassVar, Literal
 from .contract import Field, check_metric_contract, check_result, metric_name
 from .scp import iter_row_batches, iter_rows
 
-__all__ = ["BaseMetric", "Progress", "RowError", "StateValue", "check_batch", "check_lengths", "feed", "merged_result"]
+__all__ = [
+    "UTT_ID",
+    "BaseMetric",
+    "Progress",
+    "RowError",
+    "StateValue",
+    "check_batch",
+    "check_lengths",
+    "feed",
+    "merged_result",
+]
 
 StateValue = int | float | list[Any]
+UTT_ID = "utt_id"
+"""The reserved optional input that carries utterance ids: both roads fill it when a metric declares it."""
 Progress = Callable[[str, str, int, int], None]
 """``progress(key, test_name, rows_done, rows_total)``: the one progress signature."""
 REDUCES = ("sum", "cat")
@@ -107,7 +119,8 @@ def feed(
     """``metric.update(**batch)``; a `RowError` comes back naming the row's utterance id and ``where``.
 
     Both roads feed batches through here: `lightscore.lightning.MetricCallback`
-    with the step's ids, and the offline runner with the SCP ids.
+    with the step's ids, and the offline runner with the SCP ids. A metric that
+    declares the optional input ``utt_id`` (`UTT_ID`) gets the ids in it.
 
     Args:
         metric: The metric to update.
@@ -122,6 +135,8 @@ def feed(
     >>> m = WER(); feed(m, {"ref": ["a b"], "hyp": ["a"]}, ["utt1"]); m.deletions
     1
     """
+    if ids is not None and "utt_id" not in batch and any(f.name == UTT_ID for f in metric.inputs):
+        batch = {**batch, UTT_ID: list(ids)}
     try:
         metric.update(**batch)
     except RowError as e:
