@@ -47,13 +47,13 @@ class RowError(ValueError):
     into the utterance id.
 
     >>> str(RowError(2, "hyp x.wav: not a WAV file"))
-    'row 2: hyp x.wav: not a WAV file'
+    'row 2 of the batch: hyp x.wav: not a WAV file'
     """
 
     def __init__(self, row: int, message: str) -> None:
         self.row = row
         self.message = message
-        super().__init__(f"row {row}: {message}")
+        super().__init__(f"row {row} of the batch: {message}")
 
 
 def check_lengths(values: Mapping[str, Sized], what: str) -> int:

@@ -1,0 +1,328 @@
+"""Signal processing for the audio metrics: reading WAV files and the per-channel measures.
+
+Plain functions of torch tensors (one channel, ``(time,)``, at one rate); the
+metric classes in `lightscore.metrics.audio` pick them by name. Every ratio in
+dB is clamped to ±`MAX_DB`, and a silent or non-finite signal never scores the
+best value: non-finite samples are refused when a file is read, and a ratio
+whose signal part is zero (a silent hypothesis) is the worst value, -`MAX_DB`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import soundfile
+import torch
+import torchaudio
+
+__all__ = [
+    "F0_MAX_HZ",
+    "F0_MIN_HZ",
+    "LENGTH_TOLERANCE",
+    "MAX_DB",
+    "db_ratio",
+    "f0_corr",
+    "f0_rmse",
+    "lsd",
+    "mcd",
+    "mfcc_transform",
+    "pitch_track",
+    "read_audio",
+    "sdr",
+    "si_snr",
+    "snr",
+    "trim_to_common_length",
+    "voiced_f0_pairs",
+]
+
+MAX_DB = 100.0
+"""Ratios in dB are clamped to [-MAX_DB, MAX_DB]: a perfect copy would otherwise score +inf."""
+LENGTH_TOLERANCE = 0.1
+"""hyp and ref may differ by at most this fraction of the longer one; the longer is trimmed."""
+
+SDR_FILTER_TAPS = 512
+LSD_N_FFT, LSD_HOP, LSD_FLOOR = 2048, 512, 1e-8
+MFCC_WINDOW_S, MFCC_HOP_S, MFCC_N_MELS, MFCC_N_MFCC = 0.025, 0.010, 40, 13
+MCD_CONSTANT = 10.0 / math.log(10.0) * math.sqrt(2.0)
+F0_MIN_HZ, F0_MAX_HZ, F0_FRAME_S, F0_MEDIAN_FRAMES = 60, 500, 0.01, 5
+VOICING_PERIODICITY, VOICING_FLOOR_DB = 0.5, 30.0
+
+
+# -- reading -----------------------------------------------------------------------
+
+
+def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, where: str = "") -> torch.Tensor:
+    """Read a WAV file as float32 at ``sample_rate``, keeping the channels ``channels`` asks for.
+
+    ``channels=1``: the first channel, 1-D ``(time,)``; ``None``: every channel,
+    ``(channels, time)``; ``N``: exactly N channels ``(N, time)``, else a
+    ValueError naming the file. Another rate is resampled with torchaudio.
+
+    >>> import pathlib, tempfile
+    >>> import numpy as np, soundfile as sf
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "stereo.wav"
+    >>> sf.write(p, np.zeros((8000, 2)), 8000)
+    >>> read_audio(p).shape, read_audio(p, None).shape, read_audio(p, 2, sample_rate=8000).shape
+    (torch.Size([16000]), torch.Size([2, 16000]), torch.Size([2, 8000]))
+    >>> read_audio(p, 3, where="utterance 'u1'")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: utterance 'u1': .../stereo.wav has 2 channel(s), but 3 are declared
+    """
+    prefix = f"{where}: " if where else ""
+    if not str(path):
+        raise ValueError(f"{prefix}the SCP value is empty, not a WAV path")
+    try:
+        data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+    except (RuntimeError, OSError) as e:
+        raise ValueError(f"{prefix}cannot read {path}: {e}") from None
+    found = data.shape[1]
+    if channels is not None and channels > 1 and found != channels:
+        raise ValueError(f"{prefix}{path} has {found} channel(s), but {channels} are declared")
+    if data.shape[0] == 0:
+        raise ValueError(f"{prefix}{path} holds no samples")
+    if not np.isfinite(data).all():
+        bad = int((~np.isfinite(data)).sum())
+        raise ValueError(f"{prefix}{path} holds {bad} non-finite sample(s) (NaN or inf); it cannot be scored")
+    wave = torch.from_numpy(data.T.copy())
+    if channels == 1:
+        wave = wave[0]
+    if rate != sample_rate:
+        wave = torchaudio.functional.resample(wave, rate, sample_rate)
+    return wave
+
+
+def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "") -> tuple[torch.Tensor, torch.Tensor]:
+    """Trim both signals to the shorter length; a mismatch over 10% of the longer is a ValueError.
+
+    >>> h, r = trim_to_common_length(torch.zeros(100), torch.zeros(95))
+    >>> h.shape, r.shape
+    (torch.Size([95]), torch.Size([95]))
+    >>> trim_to_common_length(torch.zeros(100), torch.zeros(80), "utterance 'u1'")
+    Traceback (most recent call last):
+    ...
+    ValueError: utterance 'u1': hyp has 100 samples and ref 80; they differ by 20.0% of the longer, over the 10% allowed
+    """
+    n, m = hyp.shape[-1], ref.shape[-1]
+    longer, shorter = max(n, m), min(n, m)
+    if longer - shorter > LENGTH_TOLERANCE * longer:
+        prefix = f"{where}: " if where else ""
+        raise ValueError(
+            f"{prefix}hyp has {n} samples and ref {m}; they differ by {(longer - shorter) / longer:.1%} "
+            f"of the longer, over the {LENGTH_TOLERANCE:.0%} allowed"
+        )
+    return hyp[..., :shorter], ref[..., :shorter]
+
+
+# -- measures on one channel -------------------------------------------------------
+
+
+def db_ratio(signal_energy: float, error_energy: float) -> float:
+    """``10 log10(signal / error)``, clamped to ±`MAX_DB`; no error at all is +`MAX_DB`.
+
+    No signal is the worst value, also when there is no error either: a silent
+    hypothesis must never score better than a noisy one.
+
+    >>> db_ratio(100.0, 1.0), db_ratio(1.0, 0.0), db_ratio(0.0, 1.0), db_ratio(0.0, 0.0)
+    (20.0, 100.0, -100.0, -100.0)
+    """
+    if signal_energy <= 0:
+        return -MAX_DB
+    if error_energy <= 0:
+        return MAX_DB
+    return max(-MAX_DB, min(MAX_DB, 10.0 * math.log10(signal_energy / error_energy)))
+
+
+def snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
+    """Signal-to-noise ratio in dB: ``10 log10(sum ref^2 / sum (hyp - ref)^2)``, no scaling.
+
+    >>> snr(torch.tensor([1.0, -1.0, 1.0, -1.0]), torch.tensor([1.0, -1.0, 1.0, -1.0]) * 0.9)
+    19.08...
+    """
+    hyp, ref = hyp.double(), ref.double()
+    return db_ratio(ref.pow(2).sum().item(), (hyp - ref).pow(2).sum().item())
+
+
+def si_snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
+    """Scale-invariant SNR in dB: both signals made zero-mean, ref scaled to its best fit of hyp.
+
+    ``target = (<hyp, ref> / <ref, ref>) ref``;
+    ``si_snr = 10 log10(|target|^2 / |hyp - target|^2)``. Gain does not matter:
+
+    >>> ref = torch.sin(torch.arange(1000) / 5.0)
+    >>> round(si_snr(3 * ref + 0.01 * torch.cos(torch.arange(1000) / 3.0), ref), 1)
+    49.5
+    """
+    hyp, ref = hyp.double() - hyp.double().mean(), ref.double() - ref.double().mean()
+    ref_energy = ref.pow(2).sum()
+    scale = (hyp @ ref) / ref_energy if ref_energy > 0 else 0.0
+    target = scale * ref
+    return db_ratio(target.pow(2).sum().item(), (hyp - target).pow(2).sum().item())
+
+
+def sdr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
+    """Signal-to-distortion ratio in dB, BSS-eval style for one source (no SIR, SAR or permutation).
+
+    The target is the projection of hyp onto ref filtered by any causal FIR
+    filter of `SDR_FILTER_TAPS` taps (least squares, solved from the Toeplitz
+    autocorrelation of ref): ``sdr = 10 log10(|target|^2 / |hyp - target|^2)``.
+    This is ``torchmetrics.functional.signal_distortion_ratio`` (filter_length
+    512, zero_mean False). A short delay costs little
+    (here only the 3 samples pushed past the end), where `snr` collapses:
+
+    >>> ref = torch.randn(4000, generator=torch.Generator().manual_seed(0))
+    >>> delayed = torch.cat([torch.zeros(3), ref[:-3]])
+    >>> round(snr(delayed, ref), 1), round(sdr(delayed, ref), 1)
+    (-3.0, 38.2)
+    """
+    hyp, ref = hyp.double(), ref.double()
+    taps = min(SDR_FILTER_TAPS, ref.shape[-1])
+    size = 2 ** math.ceil(math.log2(2 * ref.shape[-1] - 1))
+    ref_fft = torch.fft.rfft(ref, n=size)
+    autocorr = torch.fft.irfft(ref_fft.abs().pow(2), n=size)[:taps]
+    crosscorr = torch.fft.irfft(ref_fft.conj() * torch.fft.rfft(hyp, n=size), n=size)[:taps]
+    if autocorr[0] <= 0:
+        return db_ratio(0.0, hyp.pow(2).sum().item())
+    lags = torch.arange(taps)
+    toeplitz = autocorr[(lags[:, None] - lags[None, :]).abs()]
+    # A pure tone's Toeplitz matrix is nearly singular; a tiny diagonal load keeps the solve stable.
+    toeplitz += torch.eye(taps, dtype=toeplitz.dtype) * autocorr[0] * 1e-12
+    target_energy = (crosscorr @ torch.linalg.solve(toeplitz, crosscorr)).item()
+    return db_ratio(target_energy, hyp.pow(2).sum().item() - target_energy)
+
+
+def lsd(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
+    """Log-spectral distance: ``mean_t sqrt(mean_f (log10 P_ref - log10 P_hyp)^2)``.
+
+    ``P = |STFT|^2 + 1e-8`` with a Hann window of `LSD_N_FFT` (2048) samples,
+    hop `LSD_HOP` (512), zero-padded centred frames; log10 of power, not dB.
+
+    >>> x = torch.randn(16000, generator=torch.Generator().manual_seed(0))
+    >>> lsd(x, x), round(lsd(0.1 * x, x), 3)
+    (0.0, 2.0)
+    """
+    both = torch.stack([ref, hyp]).float()
+    spec = torch.stft(
+        both, LSD_N_FFT, LSD_HOP, window=torch.hann_window(LSD_N_FFT), pad_mode="constant", return_complex=True
+    )
+    log_power = torch.log10(spec.abs().pow(2) + LSD_FLOOR)
+    return (log_power[0] - log_power[1]).pow(2).mean(dim=0).sqrt().mean().item()
+
+
+@functools.lru_cache(maxsize=8)
+def mfcc_transform(sample_rate: int) -> torchaudio.transforms.MFCC:
+    """The MFCC front end of `mcd` at ``sample_rate`` (see `mcd` for its constants)."""
+    window = round(MFCC_WINDOW_S * sample_rate)
+    melkwargs = {
+        "n_fft": 2 ** math.ceil(math.log2(window)),
+        "win_length": window,
+        "hop_length": round(MFCC_HOP_S * sample_rate),
+        "n_mels": MFCC_N_MELS,
+        "power": 1.0,
+        "pad_mode": "constant",
+    }
+    return torchaudio.transforms.MFCC(sample_rate, n_mfcc=MFCC_N_MFCC, norm="ortho", log_mels=True, melkwargs=melkwargs)
+
+
+def mcd(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
+    """Mel-cepstral distortion in dB between frames aligned one to one (no DTW).
+
+    ``mcd = mean_t (10 / ln 10) sqrt(2 sum_{d=1}^{12} (c_ref[t, d] - c_hyp[t, d])^2)``,
+    c0 (energy) left out. ``c`` are 13 MFCCs from ``torchaudio.transforms.MFCC``:
+    an orthonormal DCT-II of the natural log of (40-band mel *magnitude*
+    spectrum + 1e-6); Hann window 25 ms, hop 10 ms, FFT size the next power of
+    two (512 at 16 kHz), mel bands 0 Hz to sample_rate/2, centred zero-padded
+    frames. The 10 sqrt(2) / ln 10 constant is Kubichek's; the values compare
+    between runs of this library, not with SPTK mel-cepstrum MCDs.
+
+    >>> x = torch.randn(16000, generator=torch.Generator().manual_seed(0))
+    >>> mcd(x, x), mcd(0.5 * x, x) > 0
+    (0.0, True)
+    """
+    coefficients = mfcc_transform(sample_rate)(torch.stack([ref, hyp]).float())
+    diff = coefficients[0, 1:] - coefficients[1, 1:]
+    return (MCD_CONSTANT * diff.pow(2).sum(dim=0).sqrt()).mean().item()
+
+
+def periodicity(frames: torch.Tensor, padded: torch.Tensor, index: torch.Tensor, lags: torch.Tensor) -> torch.Tensor:
+    """Normalized correlation of each frame with the samples ``lags`` later; ``lags`` is ``(frames, k)``."""
+    later = padded[index[:, None, :] + lags[..., None]]
+    products = (frames[:, None, :] * later).sum(-1)
+    return products / (frames.pow(2).sum(-1)[:, None] * later.pow(2).sum(-1)).sqrt().clamp_min(1e-30)
+
+
+def pitch_track(wave: torch.Tensor, sample_rate: int = 16000) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return ``(f0, voiced)`` per 10 ms frame: f0 in Hz and a voicing decision.
+
+    The period comes from ``torchaudio.functional.detect_pitch_frequency``
+    (NCCF, 60-500 Hz, 5-frame median), then the shortest of it and its 1/2,
+    1/3 and 1/4 whose periodicity is within 10% of the best is kept, because
+    the NCCF peak at twice the period is as high as at the period itself. The
+    periodicity of a frame is its normalized correlation with the samples one
+    period later; a frame is voiced when that is at least 0.5 and its energy is
+    within 30 dB of the loudest frame.
+
+    >>> t = torch.arange(16000) / 16000
+    >>> f0, voiced = pitch_track(torch.sin(2 * torch.pi * 250 * t) * (t > 0.5))
+    >>> f0[voiced].unique().tolist(), voiced[:40].any().item()
+    ([250.0], False)
+    """
+    frame = math.ceil(sample_rate * F0_FRAME_S)
+    if wave.shape[-1] < frame * F0_MEDIAN_FRAMES:
+        return torch.zeros(0, dtype=torch.float64), torch.zeros(0, dtype=torch.bool)
+    f0 = torchaudio.functional.detect_pitch_frequency(
+        wave.float(), sample_rate, F0_FRAME_S, F0_MEDIAN_FRAMES, F0_MIN_HZ, F0_MAX_HZ
+    )
+    lag = torch.round(sample_rate / f0.double()).long()
+    candidates = torch.stack([torch.round(lag / k).long() for k in (1, 2, 3, 4)], dim=-1)
+    index = (torch.arange(f0.shape[-1]) * frame)[:, None] + torch.arange(frame)[None, :]
+    padded = torch.nn.functional.pad(wave.double(), (0, frame + int(lag.max())))
+    frames = padded[index]
+    scores = periodicity(frames, padded, index, candidates)
+    scores[candidates < math.ceil(sample_rate / F0_MAX_HZ)] = -1.0
+    good = scores >= 0.9 * scores.max(dim=-1, keepdim=True).values
+    choice = (good * torch.arange(1, 5)).argmax(dim=-1, keepdim=True)
+    energy = frames.pow(2).sum(-1)
+    loud = (energy > 0) & (energy >= energy.max() * 10 ** (-VOICING_FLOOR_DB / 10))
+    voiced = (scores.gather(-1, choice)[:, 0] >= VOICING_PERIODICITY) & loud
+    return sample_rate / candidates.gather(-1, choice)[:, 0].double(), voiced
+
+
+def voiced_f0_pairs(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """F0 of hyp and of ref over the frames voiced in both."""
+    f0_hyp, voiced_hyp = pitch_track(hyp, sample_rate)
+    f0_ref, voiced_ref = pitch_track(ref, sample_rate)
+    both = voiced_hyp & voiced_ref
+    return f0_hyp[both], f0_ref[both]
+
+
+def f0_rmse(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float | None:
+    """RMS difference of F0 in Hz over frames voiced in both (see `pitch_track`); None when there are none.
+
+    >>> t = torch.arange(16000) / 16000
+    >>> f0_rmse(torch.sin(2 * torch.pi * 250 * t), torch.sin(2 * torch.pi * 200 * t))
+    50.0
+    """
+    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate)
+    if f0_hyp.numel() == 0:
+        return None
+    return (f0_hyp - f0_ref).pow(2).mean().sqrt().item()
+
+
+def f0_corr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float | None:
+    """Pearson correlation of F0 over frames voiced in both; None unless both F0s vary there.
+
+    >>> t = torch.arange(16000) / 16000
+    >>> f0_corr(torch.sin(2 * torch.pi * 250 * t), torch.sin(2 * torch.pi * 200 * t)) is None
+    True
+    """
+    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate)
+    if f0_hyp.numel() < 2:
+        return None
+    f0_hyp, f0_ref = f0_hyp - f0_hyp.mean(), f0_ref - f0_ref.mean()
+    norm = (f0_hyp.pow(2).sum() * f0_ref.pow(2).sum()).sqrt()
+    return None if norm == 0 else ((f0_hyp @ f0_ref) / norm).item()
+
+
