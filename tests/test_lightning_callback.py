@@ -123,11 +123,11 @@ def test_validation_dataloaders_get_suffixed_results(ddp: dict, single: dict) ->
     one = expected("one", 1, after, "val/", "/dataloader_idx_1")
     stream = expected("stream", 5, after, "val/", "/dataloader_idx_2")
     assert single["record"]["validate"]["results"] == dev | one | stream
-    doubled = expected("stream", 5, after, "val/", "/dataloader_idx_2", repeat=2)
     for record in ddp["ranks"]:
-        # The 1-utterance set: rank 1 only got padding, the result is still exact.
-        assert record["validate"]["results"] == dev | one | doubled
-        assert set(record["epochs"][3]["logged"]) == set(dev | one | doubled)
+        # The 1-utterance set: rank 1 only got padding, the result is still exact. The stream deals
+        # its items between the ranks itself, so it is exact too (and still warned about, below).
+        assert record["validate"]["results"] == dev | one | stream
+        assert set(record["epochs"][3]["logged"]) == set(dev | one | stream)
 
 
 def test_iterable_dataset_warns_once_naming_the_cause(ddp: dict) -> None:

@@ -151,9 +151,16 @@ class _Tally:
         return keep
 
 
-def _merged_rows(payloads: list[dict[str, Any]]) -> list[Row]:
-    """All ranks' saved rows, sorted by utterance id."""
-    return sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
+def _merged_rows(payloads: list[dict[str, Any]], where: str) -> list[Row]:
+    """All ranks' saved rows, sorted by utterance id; an id seen twice is a ValueError (measure() would refuse it)."""
+    rows = sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
+    twice = next((a[0] for a, b in zip(rows, rows[1:]) if a[0] == b[0]), None)
+    if twice is not None:
+        raise ValueError(
+            f"MetricCallback: {where} returned the utterance id {twice!r} more than once, so its rows cannot be "
+            "saved (the SCP files would score it twice); ids must be unique across ranks and batches"
+        )
+    return rows
 
 
 def _check_test_name(name: str) -> str:
@@ -363,9 +370,12 @@ class MetricCallback(Callback):
             return
         ids = self._ids(stage, outputs, keep)
         where = f"{STEP[stage]} output"
-        for metric in self.metrics.values():
+        for metric_key, metric in self.metrics.items():
             names = [f.name for f in metric.inputs if f.name in columns]
-            feed(metric, {name: columns[name][:keep] for name in names}, ids, where)
+            try:
+                feed(metric, {name: columns[name][:keep] for name in names}, ids, where)
+            except Exception as e:
+                raise _in_context(e, f"metric {metric_key!r}") from e
         if tally.rows is not None:
             tally.rows.extend(self._rows(stage, ids, columns, keep))
 
@@ -387,8 +397,10 @@ class MetricCallback(Callback):
         problems: list[str] = []
         for idx in seen:
             payloads = [payload[idx] for payload in gathered if idx in payload]
-            if self._saves(stage) and trainer.is_global_zero:
-                self._save(self._test_name(stage, idx, count), _merged_rows(payloads))
+            if self._saves(stage):  # checked on every rank, so every rank raises alike
+                rows = _merged_rows(payloads, f"the {stage} dataloader {idx}")
+                if trainer.is_global_zero:
+                    self._save(self._test_name(stage, idx, count), rows)
             suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
             for name, metric in self.metrics.items():
                 try:

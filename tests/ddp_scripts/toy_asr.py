@@ -54,13 +54,16 @@ class Utterances(Dataset):
 
 
 class UtteranceStream(IterableDataset):
-    """The same items as an IterableDataset: every rank iterates all of them."""
+    """The same items as an IterableDataset that deals them out itself: item i goes to rank i % world."""
 
     def __init__(self, name: str, n: int) -> None:
         self.items = Utterances(name, n)
 
     def __iter__(self):
-        return (self.items[i] for i in range(len(self.items)))
+        import torch.distributed as dist
+
+        rank, world = (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
+        return (self.items[i] for i in range(rank, len(self.items), world))
 
 
 def index_of(utt_id: str) -> int:

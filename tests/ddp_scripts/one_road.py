@@ -1,0 +1,102 @@
+"""One road on 1 or 2 processes: a metric that cannot be deep-copied, merged_result's calls, a failing rank.
+
+Usage: ``python one_road.py OUT_DIR --devices N``. Each rank writes ``OUT_DIR/rank<r>.json`` with:
+- ``results``: MetricCallback's validate results for WER and a metric holding a lock (deepcopy raises);
+- ``merges``: how many times `lightscore.metric.merged_result` ran in that validate epoch;
+- ``error``: the error every rank raised when the lock metric fails on the last rank's third batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import lightning.pytorch as pl
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from toy_asr import ToyASR, Utterances, loader  # noqa: E402
+
+from lightscore import BaseMetric, Field  # noqa: E402
+from lightscore.lightning import MetricCallback  # noqa: E402
+from lightscore.metric import merged_result  # noqa: E402
+from lightscore.metrics import WER  # noqa: E402
+
+
+class LockedWordCount(BaseMetric):
+    """Counts hypothesis words while holding a lock, like a model with a thread or a device handle."""
+
+    inputs = (Field("hyp", "text"),)
+    outputs = (Field("hyp_words", "number"),)
+
+    def __init__(self, fail_at: int | None = None) -> None:
+        self.lock = threading.Lock()
+        self.fail_at = fail_at  # update call (on the last rank) that raises, or None
+        self.calls = 0
+        self.add_state("hyp_words", 0, "sum")
+        super().__init__()
+
+    def __deepcopy__(self, memo: dict) -> LockedWordCount:
+        raise TypeError("LockedWordCount holds a lock and cannot be copied")
+
+    def update(self, *, hyp: Sequence[str]) -> None:
+        self.calls += 1
+        rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+        last = (torch.distributed.get_world_size() - 1) if torch.distributed.is_initialized() else 0
+        if self.fail_at is not None and rank == last and self.calls == self.fail_at:
+            raise ValueError("the embedder ran out of memory")
+        with self.lock:
+            self.hyp_words += sum(len(h.split()) for h in hyp)
+
+    def compute(self) -> dict[str, int]:
+        return {"hyp_words": self.hyp_words}
+
+
+def trainer(devices: int, callback: MetricCallback) -> pl.Trainer:
+    return pl.Trainer(
+        accelerator="cpu",
+        devices=devices,
+        strategy="ddp" if devices > 1 else "auto",
+        callbacks=[callback],
+        logger=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+
+
+def run(out: Path, devices: int) -> dict:
+    assert copy.deepcopy  # the metric below must never reach it
+    good = MetricCallback([WER(), LockedWordCount()])
+    t = trainer(devices, good)
+    before = merged_result.calls
+    t.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
+    record = {"rank": t.global_rank, "results": good.results["validate"], "merges": merged_result.calls - before}
+    failing = MetricCallback([WER(), LockedWordCount(fail_at=3)])
+    try:
+        trainer(devices, failing).validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
+        record["error"] = None
+    except Exception as e:
+        record["error"] = f"{type(e).__name__}: {e}"
+    return record
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--devices", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    record = run(args.out, args.devices)
+    (args.out / f"rank{record['rank']}.json").write_text(json.dumps(record, indent=1))
+    if torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
