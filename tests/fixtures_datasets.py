@@ -125,3 +125,23 @@ class NotAMetric:
 
     inputs = (Field("hyp", "text"),)
     outputs = (Field("score", "number"),)
+
+
+class LocksTheFolder(BaseMetric):
+    """Counts hyp words, then makes inference_dir read-only while writing its artifacts (a disk that fills up)."""
+
+    inputs = (Field("hyp", "text"),)
+    outputs = (Field("words", "number"),)
+
+    def __init__(self) -> None:
+        self.add_state("words", 0, "sum")
+        super().__init__()
+
+    def update(self, *, hyp: Sequence[str]) -> None:
+        self.words += sum(len(text.split()) for text in hyp)
+
+    def compute(self) -> dict[str, int]:
+        return {"words": self.words}
+
+    def write_artifacts(self, test_dir) -> None:
+        test_dir.parent.chmod(0o555)

@@ -29,6 +29,7 @@ from .targets import build_target, one_line
 
 __all__ = [
     "DATASET_PREFIX",
+    "RESERVED_NAMES",
     "Entry",
     "TestSet",
     "artifact_options_of",
@@ -45,6 +46,8 @@ __all__ = [
 
 DATASET_PREFIX = "dataset:"
 ENTRY_KEYS = ("metric", "inputs", "apply_to", "name")
+RESERVED_NAMES = ("metrics.json",)
+"""Names inside inference_dir that lightscore writes itself; no test set may take one."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,12 @@ def find_test_sets(cfg: Any, inference_dir: Path, where: str) -> list[TestSet]:
             f"or give {inference_dir} one sub-folder per test set"
         )
     names = [t.name for t in tests]
+    reserved = [n for n in names if n in RESERVED_NAMES]
+    if reserved:
+        raise ValueError(
+            f"{where}: {', '.join(reserved)} cannot be a test set name: inference_dir keeps its results "
+            f"under {', '.join(RESERVED_NAMES)}"
+        )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ValueError(f"{where}: dataset.test lists the test set(s) {', '.join(repeated)} more than once")

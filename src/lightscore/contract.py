@@ -15,6 +15,7 @@ from typing import Any
 
 __all__ = [
     "KINDS",
+    "UTT_ID",
     "Field",
     "check_metric_contract",
     "check_metric_inputs",
@@ -24,6 +25,8 @@ __all__ = [
 ]
 
 KINDS = ("text", "audio", "number")
+UTT_ID = "utt_id"
+"""The reserved optional input that carries utterance ids: both roads fill it when a metric declares it."""
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,14 @@ def normalize_bindings(inputs: Any) -> dict[str, str]:
     raise ValueError(f"inputs: must be a mapping of name -> source or a list of names, got {inputs!r}")
 
 
+def _bindable(metric: Any) -> list[Field]:
+    """The inputs a config binds: all but `UTT_ID`, which the runner fills from the SCP ids."""
+    return [f for f in metric.inputs if f.name != UTT_ID]
+
+
 def _fix_block(metric: Any) -> str:
     lines = ["inputs:"]
-    for f in metric.inputs:
+    for f in _bindable(metric):
         note = "  # optional" if f.optional else ""
         lines.append(f"  {f.name}: {f.name}{note}")
     return "\n".join(lines)
@@ -177,7 +185,7 @@ def check_metric_inputs(metric: Any, entry: Mapping[str, Any]) -> dict[str, str]
     if unknown:
         problems.append(f"input(s) {', '.join(unknown)} not declared")
     if problems:
-        listing = ", ".join(f"{f.name} ({f.kind}{', optional' if f.optional else ''})" for f in metric.inputs)
+        listing = ", ".join(f"{f.name} ({f.kind}{', optional' if f.optional else ''})" for f in _bindable(metric))
         raise ValueError(
             f"{metric_name(metric)}: {'; '.join(problems)}.\nDeclared inputs: {listing}.\n"
             f"An inputs: block that fits:\n{_fix_block(metric)}"

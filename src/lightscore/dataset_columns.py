@@ -38,6 +38,7 @@ __all__ = [
     "audio_options",
     "column_scp",
     "fingerprint",
+    "refuse_link",
     "resample",
     "write_column",
     "write_wav",
@@ -125,6 +126,7 @@ def column_scp(
     options = audio_options(options)
     scp_path = Path(test_dir) / "dataset" / f"{column}.scp"
     stamp = scp_path.with_suffix(".fingerprint")
+    refuse_link(stamp)
     expected = fingerprint(dict(dataset_config), column, idx_key, options, scp_path)
     if scp_path.is_file() and stamp.is_file() and stamp.read_text().strip() == expected:
         return scp_path
@@ -134,6 +136,27 @@ def column_scp(
     with atomic_open(stamp) as f:
         f.write(expected + "\n")
     return scp_path
+
+
+def refuse_link(path: Path) -> None:
+    """Raise ValueError when ``path`` is a symbolic link: lightscore never deletes or writes through one.
+
+    A ``dataset/<column>`` folder that links to a user's folder would otherwise be
+    emptied and refilled with WAVs.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> (d / "speech").symlink_to(d / "elsewhere")
+    >>> refuse_link(d / "speech")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../speech is a symbolic link (to .../elsewhere); lightscore writes only real files and folders ...
+    """
+    if path.is_symlink():
+        raise ValueError(
+            f"{path} is a symbolic link (to {os.readlink(path)}); lightscore writes only real files and folders "
+            "under inference_dir and never deletes or writes through a link: remove the link and run again"
+        )
 
 
 def write_column(
@@ -151,8 +174,10 @@ def write_column(
     False
     """
     options = audio_options(options)
+    wav_dir = Path(os.path.abspath(scp_path.parent / scp_path.stem))  # absolute: lines work from anywhere
+    for path in (scp_path.parent, wav_dir, scp_path):
+        refuse_link(path)
     scp_path.parent.mkdir(parents=True, exist_ok=True)
-    wav_dir = (scp_path.parent / scp_path.stem).resolve()  # absolute: the lines hold wherever this runs from
     tmp_dir = Path(tempfile.mkdtemp(dir=scp_path.parent, prefix=f".{scp_path.stem}.", suffix=".tmp"))
     try:
         rows = list(_rows(dataset, column, idx_key, tmp_dir, wav_dir, options))
@@ -268,11 +293,25 @@ def write_wav(path: Path, wave: np.ndarray, rate: int, options: Mapping[str, Any
     >>> write_wav(p, np.zeros((2, 800), dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
     >>> info = soundfile.info(p); info.samplerate, info.channels, info.frames
     (8000, 2, 800)
+    >>> write_wav(p, np.full(4, 1.5, dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
+    Traceback (most recent call last):
+    ...
+    ValueError: u1.wav: samples reach 1.5, outside [-1, 1], which PCM_16 would clip; set ...
     """
+    import numpy as np
+    import soundfile
+
+    if not np.isfinite(wave).all():
+        raise ValueError(f"{path.name}: the waveform holds NaN or inf samples; they cannot be written or scored")
     target = options["sample_rate"] or rate
     if target != rate:
         wave = resample(wave, rate, target)
-    import soundfile
+    peak = float(np.abs(wave).max(initial=0.0))
+    if peak > 1.0 and options["subtype"] not in ("FLOAT", "DOUBLE"):
+        raise ValueError(
+            f"{path.name}: samples reach {peak:.3g}, outside [-1, 1], which {options['subtype']} would clip; "
+            "set the column's dataset_artifacts subtype to FLOAT to keep them"
+        )
 
     # soundfile wants (time, channels); the waveform is channels first like torchaudio's.
     soundfile.write(path, wave.T if wave.ndim == 2 else wave, target, subtype=options["subtype"], format="WAV")

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from .contract import Field, check_metric_contract, check_result, metric_name
+from .contract import UTT_ID, Field, check_metric_contract, check_result, metric_name
 from .scp import iter_row_batches, iter_rows
 
 __all__ = [
@@ -32,8 +32,6 @@ __all__ = [
 ]
 
 StateValue = int | float | list[Any]
-UTT_ID = "utt_id"
-"""The reserved optional input that carries utterance ids: both roads fill it when a metric declares it."""
 Progress = Callable[[str, str, int, int], None]
 """``progress(key, test_name, rows_done, rows_total)``: the one progress signature."""
 REDUCES = ("sum", "cat")

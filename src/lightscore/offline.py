@@ -29,7 +29,7 @@ from .config import (
 )
 from .dataset_columns import DatasetColumns
 from .metric import Progress
-from .results import MeasureError, MeasureResults, merge_results, read_metrics_json, write_metrics_json
+from .results import MeasureError, MeasureResults, check_writable, read_metrics_json, save_results
 from .runner import Job, score_jobs
 
 __all__ = ["measure", "process_group"]
@@ -111,7 +111,9 @@ def measure(
 
     Raises:
         MeasureError: some pairs failed; metrics.json holds the others' results
-            and the error lists every failure.
+            and the error lists every failure. Also when metrics.json could not
+            be written at the end: ``written`` is False and ``results`` holds
+            everything that was scored.
         ValueError, TypeError, FileNotFoundError: the config is wrong; nothing is scored.
 
     >>> import tempfile
@@ -134,19 +136,25 @@ def measure(
     entries = build_entries(cfg, tests, where)
     columns = DatasetColumns(inference_dir, tests, artifact_options_of(cfg, where))
     json_path = inference_dir / "metrics.json"
-    previous = read_metrics_json(json_path)
+    read_metrics_json(json_path)  # a malformed file stops the run before anything is scored
+    check_writable(inference_dir)  # so does a folder the results could not be written into
     with process_group() as (rank, world):
         jobs = _jobs(entries, inference_dir, columns, rank, world)
         outcomes = score_jobs(jobs, inference_dir, rank=rank, world=world, progress=progress)
     results, failures = MeasureResults(), []
+    results.path = json_path
     for job, outcome in zip(jobs, outcomes):
         if isinstance(outcome, BaseException):  # one failing pair must not lose the others' results
             failures.append((job.key, job.test_name, outcome))
         else:
             results.setdefault(job.key, {})[job.test_name] = outcome
+    written = True
     if rank == 0:
-        write_metrics_json(json_path, merge_results(previous, results))
-    results.path = json_path
+        try:
+            save_results(json_path, results)
+        except (OSError, ValueError) as e:
+            failures.append(("metrics.json", str(inference_dir), OSError(f"cannot write {json_path}: {e}")))
+            written = False
     if failures:
-        raise MeasureError(failures, results)
+        raise MeasureError(failures, results, written)
     return results
