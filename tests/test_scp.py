@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import os
+import signal
+import stat
 import subprocess
 import sys
 import textwrap
+import threading
 import tracemalloc
 
 import pytest
+from example_metrics import WordCount
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore import ScpError, ScpMismatchError
-from lightscore.metric import WordCount
-from lightscore.scp import atomic_open, check_utt_id, parse_line, read_scp, write_scp
+from lightscore import ScpError, ScpMismatchError, scp
+from lightscore.scp import (
+    ScpShard,
+    atomic_open,
+    check_utt_id,
+    count_scp_rows,
+    iter_row_batches,
+    iter_rows,
+    parse_line,
+    read_scp,
+    write_scp,
+)
 
 
 @pytest.fixture
@@ -213,9 +226,9 @@ def test_mismatch_is_raised_under_python_O(write_scp_file):
     hyp = write_scp_file("hyp.scp", "u2 a\n")
     code = textwrap.dedent(
         f"""
-        from lightscore.metric import WordCount
+        from lightscore.metrics import WER
         try:
-            list(WordCount().iter_inputs({{"ref": {str(ref)!r}, "hyp": {str(hyp)!r}}}, "ref", "hyp"))
+            list(WER().iter_inputs({{"ref": {str(ref)!r}, "hyp": {str(hyp)!r}}}, "ref", "hyp"))
         except AssertionError as e:
             print("raised:", e)
         """
@@ -242,7 +255,7 @@ def test_write_scp_then_read_back(tmp_path):
 )
 def test_write_scp_read_scp_round_trip(tmp_path_factory, pairs):
     path = write_scp(tmp_path_factory.mktemp("rt") / "x.scp", pairs)
-    expected = [(u, " ".join(v.split("\n")).strip()) for u, v in pairs]
+    expected = [(u, " ".join(v.split("\n")).replace("\r", " ").strip()) for u, v in pairs]
     assert [(u, v) for _, u, v in read_scp(path)] == expected
 
 
@@ -267,3 +280,267 @@ def test_atomic_open_failure_leaves_no_file(tmp_path):
             f.write("half")
             raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
+
+
+# -- duplicate utterance ids ----------------------------------------------------------------
+
+
+def test_duplicate_id_is_refused_naming_the_file_the_id_and_both_lines(write_scp_file):
+    ref = write_scp_file("ref.scp", "u1 a\nu2 b\n\nu1 c\nu3 d\n")
+    hyp = write_scp_file("hyp.scp", "u1 a\nu2 b\nu1 c\nu3 d\n")
+    data = {"ref": ref, "hyp": hyp}
+    expected = rf"{ref}: utterance id 'u1' appears twice, at lines 1 and 4"
+    with pytest.raises(ScpError, match=expected):
+        list(iter_rows(data))
+    with pytest.raises(ScpError, match=expected):
+        list(iter_row_batches(data, 2))
+    # read_scp is the plain line reader: it does not check.
+    assert [u for _, u, _ in read_scp(ref)] == ["u1", "u2", "u1", "u3"]
+
+
+def test_duplicate_id_at_a_batch_boundary_and_in_the_last_full_batch(write_scp_file):
+    path = write_scp_file("hyp.scp", "u1 a\nu2 b\nu3 c\nu2 d\n")
+    for size in (1, 2, 3, 4, 5):
+        with pytest.raises(ScpError, match="'u2' appears twice, at lines 2 and 4"):
+            list(iter_row_batches({"hyp": path}, size))
+
+
+def test_duplicate_ids_across_shards_are_caught_by_every_rank(write_scp_file):
+    # Rank 0 reads u1, u3 and rank 1 reads u2, u1: each shard alone has no repeated id.
+    path = write_scp_file("hyp.scp", "u1 a\nu2 b\nu3 c\nu1 d\n")
+    for rank in (0, 1):
+        shard = ScpShard(path, rank, 2)
+        with pytest.raises(ScpError, match=rf"{path}: utterance id 'u1' appears twice, at lines 1 and 4"):
+            list(iter_row_batches({"hyp": shard, "ref": shard}, 1))
+        with pytest.raises(ScpError, match="at lines 1 and 4"):
+            list(iter_rows({"hyp": shard}))
+
+
+def test_unique_ids_pass_even_when_their_hashes_collide(write_scp_file, monkeypatch):
+    # Python's str hash is salted per process, so a real 64-bit collision cannot be made on demand:
+    # a constant hash makes every id collide, and the confirming second read must clear them all.
+    path = write_scp_file("hyp.scp", [(f"u{i}", "a") for i in range(5)])
+    monkeypatch.setattr(scp, "_id_hash", lambda utt_id: 7)
+    assert [ids for ids, _ in iter_row_batches({"hyp": path}, 2)] == [["u0", "u1"], ["u2", "u3"], ["u4"]]
+    assert [u for u, _ in iter_rows({"hyp": path})] == [f"u{i}" for i in range(5)]
+
+
+def test_duplicate_check_on_a_long_file_uses_8_bytes_a_line(write_scp_file):
+    # Past the small-file threshold the hashes are sorted with numpy; a Python set would cost ~60 bytes a line.
+    lines = 100_000
+    content = b"".join(b"utt%07d w\n" % i for i in range(lines))
+    path = write_scp_file("hyp.scp", content + b"utt0012345 w\n")
+    import numpy  # noqa: F401  (imported before tracing: its import is not the reader's memory)
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ScpError, match=r"'utt0012345' appears twice, at lines 12346 and 100001"):
+            for _ in iter_row_batches({"hyp": path}, 1000):
+                pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * lines, f"peak {peak} bytes for {lines} lines"
+
+
+# -- line endings, byte-order marks -------------------------------------------------------------
+
+
+def test_cr_only_line_endings_are_refused(write_scp_file):
+    path = write_scp_file("hyp.scp", b"u1 a b\ru2 c\ru3 d\r")
+    with pytest.raises(ScpError, match=rf"{path}:1: carriage return .* at character 7") as info:
+        list(iter_rows({"hyp": path}))
+    assert "old Mac" in str(info.value)
+
+
+def test_a_100k_line_cr_only_file_is_refused_at_once(write_scp_file):
+    path = write_scp_file("hyp.scp", b"".join(b"u%d some words here\r" % i for i in range(100_000)))
+    with pytest.raises(ScpError, match="carriage return"):
+        list(iter_row_batches({"ref": path, "hyp": path}, 1000))
+
+
+def test_crlf_and_a_trailing_cr_at_the_end_of_the_file_still_read(write_scp_file):
+    path = write_scp_file("hyp.scp", b"u1 a\r\nu2 b\r")
+    assert [(u, v) for _, u, v in read_scp(path)] == [("u1", "a"), ("u2", "b")]
+
+
+def test_write_scp_turns_a_carriage_return_in_a_value_into_a_space(tmp_path):
+    path = write_scp(tmp_path / "hyp.scp", [("u1", "a\rb\r\nc")])
+    assert path.read_bytes() == b"u1 a b  c\n"
+    assert [v for _, _, v in read_scp(path)] == ["a b  c"]
+
+
+def test_utf8_bom_at_the_start_is_skipped_so_ids_match(write_scp_file):
+    ref = write_scp_file("ref.scp", "\ufeffu1 a\nu2 b\n")
+    hyp = write_scp_file("hyp.scp", "u1 a\nu2 c\n")
+    assert list(iter_rows({"ref": ref, "hyp": hyp})) == [
+        ("u1", {"ref": "a", "hyp": "a"}),
+        ("u2", {"ref": "b", "hyp": "c"}),
+    ]
+    assert count_scp_rows(ref) == 2
+
+
+def test_bom_elsewhere_is_named_in_the_mismatch(write_scp_file):
+    ref = write_scp_file("ref.scp", "u1 a\n\ufeffu2 b\n")
+    hyp = write_scp_file("hyp.scp", "u1 a\nu2 b\n")
+    with pytest.raises(ScpMismatchError, match="byte-order mark"):
+        list(iter_rows({"ref": ref, "hyp": hyp}))
+
+
+def test_utf16_file_is_named_as_utf16(write_scp_file):
+    path = write_scp_file("hyp.scp", "u1 a\n".encode("utf-16"))
+    with pytest.raises(ScpError, match=rf"{path}:1: line is not UTF-8 .*UTF-16 byte-order mark"):
+        list(read_scp(path))
+
+
+# -- error messages ------------------------------------------------------------------------------
+
+
+def test_ids_differing_only_in_unicode_normalisation_are_shown_apart(write_scp_file):
+    ref = write_scp_file("ref.scp", "caf\u00e9 a\n")  # NFC
+    hyp = write_scp_file("hyp.scp", "cafe\u0301 a\n")  # NFD
+    with pytest.raises(ScpMismatchError) as info:
+        list(iter_row_batches({"ref": ref, "hyp": hyp}, 10))
+    assert_mismatch(info, "utterance ids differ", "'caf\\xe9'", "'cafe\\u0301'", "Unicode normalisation (NFC vs NFD)")
+
+
+def test_a_huge_id_is_cut_short_in_the_mismatch(write_scp_file):
+    huge = "x" * 1_000_000
+    ref = write_scp_file("ref.scp", f"{huge}\n")
+    hyp = write_scp_file("hyp.scp", "u1 a\n")
+    for read in (lambda d: list(iter_rows(d)), lambda d: list(iter_row_batches(d, 4))):
+        with pytest.raises(ScpMismatchError) as info:
+            read({"ref": ref, "hyp": hyp})
+        assert len(str(info.value)) < 400
+        assert_mismatch(info, f"{ref}:1", "'" + "x" * 80 + "'… (1000000 characters)", "'u1'")
+
+
+def test_a_huge_bad_id_is_cut_short_by_check_utt_id():
+    with pytest.raises(ValueError) as info:
+        check_utt_id("a b" * 100_000, "hyp.scp")
+    assert len(str(info.value)) < 300
+    assert "… (300000 characters) is not a plain token" in str(info.value)
+
+
+@pytest.mark.parametrize("read", [iter_rows, lambda paths: iter_row_batches(paths, 10)])
+def test_no_paths_error_names_no_other_function(read):
+    with pytest.raises(ScpMismatchError, match="at least one input key") as info:
+        read({})
+    assert "iter_inputs" not in str(info.value)
+
+
+# -- file modes ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_new_files_get_the_mode_the_umask_gives(tmp_path, umask, expected):
+    previous = os.umask(umask)
+    try:
+        path = write_scp(tmp_path / "hyp.scp", [("u1", "a")])
+        with atomic_open(tmp_path / "out.bin", "wb") as f:
+            f.write(b"x")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(path.stat().st_mode) == expected
+    assert stat.S_IMODE((tmp_path / "out.bin").stat().st_mode) == expected
+
+
+def test_replacing_a_file_keeps_its_mode(tmp_path):
+    path = tmp_path / "hyp.scp"
+    path.write_text("u1 old\n")
+    path.chmod(0o604)  # no umask gives this: it must come from the old file
+    previous = os.umask(0o077)
+    try:
+        write_scp(path, [("u1", "new")])
+    finally:
+        os.umask(previous)
+    assert path.read_text() == "u1 new\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o604
+
+
+# -- temporary files -------------------------------------------------------------------------
+
+
+def temp_files(folder):
+    return sorted(p.name for p in folder.iterdir() if ".lightscore-tmp-" in p.name)
+
+
+def test_temporary_file_has_a_recognisable_name_and_goes_away(tmp_path):
+    with atomic_open(tmp_path / "hyp.scp") as f:
+        f.write("u1 a\n")
+        (name,) = temp_files(tmp_path)
+        assert name.startswith(f".hyp.scp.lightscore-tmp-{os.uname().nodename}-{os.getpid()}-")
+    assert temp_files(tmp_path) == []
+
+
+def test_sigterm_during_a_write_removes_the_temporary_file(tmp_path):
+    path = tmp_path / "hyp.scp"
+    path.write_text("u1 old\n")
+    code = textwrap.dedent(
+        f"""
+        import time
+        from lightscore.scp import atomic_open
+        with atomic_open({str(path)!r}) as f:
+            f.write("x" * 5_000_000)
+            f.flush()
+            print("writing", flush=True)
+            time.sleep(60)
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "writing\n"
+        assert len(temp_files(tmp_path)) == 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == -signal.SIGTERM  # killed as by the default handler
+    finally:
+        process.kill()
+        process.stdout.close()
+    assert temp_files(tmp_path) == []
+    assert path.read_text() == "u1 old\n"
+
+
+def test_the_sigterm_handler_is_there_only_during_a_write(tmp_path):
+    before = signal.getsignal(signal.SIGTERM)
+    with atomic_open(tmp_path / "out.txt") as f:
+        during = signal.getsignal(signal.SIGTERM)
+        f.write("x")
+    assert signal.getsignal(signal.SIGTERM) == before
+    if before == signal.SIG_DFL:
+        assert callable(during)
+
+
+def test_stale_temporary_files_of_dead_processes_are_removed(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)
+    host = os.uname().nodename
+    names = {
+        "dead": f".hyp.scp.lightscore-tmp-{host}-{dead_pid}-0badc0de",
+        "alive": f".hyp.scp.lightscore-tmp-{host}-{os.getppid()}-0badc0de",
+        "other host": f".hyp.scp.lightscore-tmp-not-{host}-{dead_pid}-0badc0de",
+        "other target": f".ref.scp.lightscore-tmp-{host}-{dead_pid}-0badc0de",
+    }
+    for name in names.values():
+        (tmp_path / name).write_text("half")
+    write_scp(tmp_path / "hyp.scp", [("u1", "a")])
+    left = {kind for kind, name in names.items() if (tmp_path / name).exists()}
+    assert left == {"alive", "other host", "other target"}
+    assert (tmp_path / "hyp.scp").read_text() == "u1 a\n"
+
+
+def test_atomic_open_in_a_worker_thread_leaves_the_handler_alone(tmp_path):
+    # Only the main thread may set signal handlers; a write elsewhere must still work.
+    before = signal.getsignal(signal.SIGTERM)
+    seen = []
+
+    def write():
+        with atomic_open(tmp_path / "out.txt") as f:
+            seen.append(signal.getsignal(signal.SIGTERM))
+            f.write("done\n")
+
+    worker = threading.Thread(target=write)
+    worker.start()
+    worker.join()
+    assert seen == [before]
+    assert (tmp_path / "out.txt").read_text() == "done\n"
+    assert temp_files(tmp_path) == []

@@ -25,149 +25,25 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import lightning.pytorch as pl
 from lightning.pytorch.callbacks import Callback
-from lightning.pytorch.trainer.states import TrainerFn
 from lightning.pytorch.utilities import rank_zero_warn
 from lightning.pytorch.utilities.warnings import PossibleUserWarning
-from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, IterableDataset
 
-from .contract import metric_name
+from .callback_args import STAGES, as_named, check_count, check_stages, input_keys, name_list, prefixes
 from .distributed import gather_outcomes
 from .metric import UTT_ID, BaseMetric, check_lengths, feed, merged_result
+from .padding import eval_loaders, expected_rows, inexact_cause, rows_to_score
+from .samples import Sample, WorstSamples, alignment_text, log_samples, worst
 from .scp import check_utt_id, write_scp
+from .tally import Row, Tally, epoch_payload, merged_rows
 
 __all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
 
-STAGES = ("validate", "test")
 STEP = {"validate": "validation_step", "test": "test_step"}
-DEFAULT_PREFIX = {"validate": "val/", "test": "test/"}
-
-Row = tuple[str, dict[str, str]]
-
-
-# -- which rows of a rank are padding ------------------------------------------------
-
-
-def _index_sampler(loader: Any) -> Any:
-    """The sampler whose order the batches follow, or None when a custom batch sampler decides it."""
-    batch_sampler = getattr(loader, "batch_sampler", None)
-    if batch_sampler is None:
-        return getattr(loader, "sampler", None)
-    return batch_sampler.sampler if type(batch_sampler) is BatchSampler else None
-
-
-def rows_to_score(loader: Any) -> int | None:
-    """How many leading rows of this rank's share of ``loader`` are real, or None for all of them.
-
-    A ``DistributedSampler`` without ``drop_last`` pads the index list to a
-    multiple of ``num_replicas`` by repeating its head, then deals position
-    ``rank + k * num_replicas`` to this rank: positions past the dataset's
-    length are the repeats, and they come last.
-
-    >>> from torch.utils.data import DataLoader, DistributedSampler
-    >>> data = list(range(101))
-    >>> [rows_to_score(DataLoader(data, sampler=DistributedSampler(data, num_replicas=2, rank=r))) for r in (0, 1)]
-    [51, 50]
-    >>> rows_to_score(DataLoader(data)) is None
-    True
-    """
-    sampler = _index_sampler(loader)
-    if not isinstance(sampler, DistributedSampler) or sampler.drop_last:
-        return None
-    return len(range(sampler.rank, len(sampler.dataset), sampler.num_replicas))
-
-
-def inexact_cause(loader: Any, world_size: int) -> str | None:
-    """Why the rows of ``loader`` may not be scored exactly once over ``world_size`` ranks, or None.
-
-    Covered: a torch ``DataLoader`` over a map-style dataset whose batches
-    follow a ``DistributedSampler`` (Lightning's default) with nothing dropped.
-
-    >>> from torch.utils.data import DataLoader, DistributedSampler
-    >>> data = list(range(5))
-    >>> inexact_cause(DataLoader(data, sampler=DistributedSampler(data, num_replicas=2, rank=0)), 2) is None
-    True
-    >>> inexact_cause(DataLoader(data), 2)
-    'its sampler SequentialSampler is not a DistributedSampler, so ranks may score the same rows'
-    """
-    if world_size <= 1:
-        return None
-    if not isinstance(loader, DataLoader):
-        return f"it is a {type(loader).__name__}, not a torch DataLoader, so its padding cannot be found"
-    if isinstance(loader.dataset, IterableDataset):
-        return "its dataset is an IterableDataset, which no sampler splits between ranks"
-    sampler = _index_sampler(loader)
-    if sampler is None:
-        name = type(loader.batch_sampler).__name__
-        return f"it uses the custom batch sampler {name}, whose batches need not follow the sampler's order"
-    if not isinstance(sampler, DistributedSampler):
-        return f"its sampler {type(sampler).__name__} is not a DistributedSampler, so ranks may score the same rows"
-    if sampler.drop_last or getattr(loader.batch_sampler, "drop_last", False):
-        return "it drops rows (drop_last=True), which are then never scored"
-    return None
-
-
-def _eval_loaders(trainer: pl.Trainer, stage: str) -> list[Any]:
-    """The running evaluation loop's dataloaders, as Lightning prepared them (its sampler injected)."""
-    # trainer.val_dataloaders still returns fit()'s loaders inside a later trainer.validate(),
-    # so ask the loop that runs now.
-    if stage == "test":
-        loop = trainer.test_loop
-    elif trainer.state.fn == TrainerFn.VALIDATING:
-        loop = trainer.validate_loop
-    else:
-        loop = trainer.fit_loop.epoch_loop.val_loop
-    combined = getattr(loop, "_combined_loader", None)
-    return list(combined.flattened) if combined is not None else []
-
-
-# -- one rank's tally of one dataloader ------------------------------------------------
-
-
-@dataclass
-class _Tally:
-    """What this rank has scored of one dataloader in the current epoch.
-
-    The metric instances hold the state of the dataloader being scored now;
-    the others' states wait in ``states`` (dataloaders run one after another,
-    so states move at most once per dataloader, and no metric is ever copied).
-    """
-
-    real_rows: int | None
-    rows: list[Row] | None
-    seen: int = 0
-    states: dict[str, dict[str, Any]] | None = None
-    error: BaseException | None = None
-
-    def take(self, n: int) -> int:
-        """Count ``n`` more rows; return how many of them are real (the rest is padding)."""
-        keep = n if self.real_rows is None else max(0, min(n, self.real_rows - self.seen))
-        self.seen += n
-        return keep
-
-
-def _merged_rows(payloads: list[dict[str, Any]], where: str) -> list[Row]:
-    """All ranks' saved rows, sorted by utterance id; an id seen twice is a ValueError (measure() would refuse it)."""
-    rows = sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
-    twice = next((a[0] for a, b in zip(rows, rows[1:]) if a[0] == b[0]), None)
-    if twice is not None:
-        raise ValueError(
-            f"MetricCallback: {where} returned the utterance id {twice!r} more than once, so its rows cannot be "
-            "saved (the SCP files would score it twice); ids must be unique across ranks and batches"
-        )
-    return rows
-
-
-def _check_test_name(name: str) -> str:
-    # The same rule as measure()'s test sets: the saved folder must be one measure() can read.
-    if not isinstance(name, str):
-        raise ValueError(f"MetricCallback: test name {name!r} is not a plain token")
-    return check_utt_id(name, "MetricCallback", what="test name")
 
 
 # -- the callback --------------------------------------------------------------------
@@ -193,6 +69,10 @@ class MetricCallback(Callback):
         test_names: Stage -> test name, or list of names by ``dataloader_idx``
             (default: the stage name; ``<stage>_dataloader_idx_<k>`` with
             several dataloaders).
+        log_samples: At each epoch end, log the N utterances with the most
+            errors of every error rate (reference, hypothesis, alignment) to
+            every logger of the trainer (`lightscore.samples`); needs the
+            step's utterance ids. 0 (default) logs none.
 
     ``results`` holds the last results of each stage by logged name, for
     example ``results["validate"]["val/WER"]``.
@@ -213,17 +93,21 @@ class MetricCallback(Callback):
         save_stages: Sequence[str] | None = None,
         utt_id_key: str = "utt_id",
         test_names: Mapping[str, str | Sequence[str]] | None = None,
+        log_samples: int = 0,
     ) -> None:
-        self.metrics = _as_named(metrics)
-        self.inputs = _input_keys(self.metrics, inputs or {}, defaults={UTT_ID: utt_id_key})
-        self.stages = _check_stages(stages)
-        self.prefix = _prefixes(prefix)
+        self.metrics = as_named(metrics)
+        self.inputs = input_keys(self.metrics, inputs or {}, defaults={UTT_ID: utt_id_key})
+        self.stages = check_stages(stages)
+        self.prefix = prefixes(prefix)
         self.save_dir = None if save_dir is None else Path(save_dir)
-        self.save_stages = self.stages if save_stages is None else _check_stages(save_stages)
+        self.save_stages = self.stages if save_stages is None else check_stages(save_stages)
         self.utt_id_key = utt_id_key
-        self.test_names = {stage: _name_list(names) for stage, names in (test_names or {}).items()}
+        self.test_names = {stage: name_list(names) for stage, names in (test_names or {}).items()}
+        self.log_samples = check_count(log_samples)
         self.results: dict[str, dict[str, float]] = {}
-        self._tallies: dict[str, dict[int, _Tally]] = {}
+        self.samples: dict[str, list[Sample]] = {}  # the last worst-utterance rows, by logged tag
+        self._warned_loggers: set[str] = set()
+        self._tallies: dict[str, dict[int, Tally]] = {}
         self._loaders: dict[str, list[Any]] = {}
         self._warned: set[tuple[str, int]] = set()
         self._held: tuple[str, int] | None = None  # the (stage, dataloader) whose state the metrics hold
@@ -294,7 +178,7 @@ class MetricCallback(Callback):
         self._tallies[stage] = {}
         if self._held is not None and self._held[0] == stage:
             self._held = None  # that state belonged to the last epoch; the first batch resets the metrics
-        self._loaders[stage] = _eval_loaders(trainer, stage)
+        self._loaders[stage] = eval_loaders(trainer, stage)
         names = self.test_names.get(stage)
         if self._saves(stage) and names is not None and len(names) < len(self._loaders[stage]):
             raise ValueError(
@@ -302,14 +186,19 @@ class MetricCallback(Callback):
                 f"but {stage} has {len(self._loaders[stage])}"
             )
 
-    def _tally(self, stage: str, trainer: pl.Trainer, dataloader_idx: int) -> _Tally:
+    def _tally(self, stage: str, trainer: pl.Trainer, dataloader_idx: int) -> Tally:
         """This rank's tally of one dataloader, made at its first batch (warning once if it is not exact)."""
         tallies = self._tallies.setdefault(stage, {})
         if dataloader_idx not in tallies:
             loaders = self._loaders.get(stage, [])
             loader = loaders[dataloader_idx] if dataloader_idx < len(loaders) else None
             self._warn_inexact(stage, dataloader_idx, loader, trainer.world_size)
-            tallies[dataloader_idx] = _Tally(real_rows=rows_to_score(loader), rows=[] if self._saves(stage) else None)
+            tallies[dataloader_idx] = Tally(
+                real_rows=rows_to_score(loader),
+                rows=[] if self._saves(stage) else None,
+                expected=expected_rows(loader),
+                samples={k: WorstSamples(self.log_samples) for k in self._sampled()} if self.log_samples else None,
+            )
         self._hold(stage, dataloader_idx)
         return tallies[dataloader_idx]
 
@@ -349,6 +238,7 @@ class MetricCallback(Callback):
         if self._skips(stage, trainer):
             return
         tally = self._tally(stage, trainer, dataloader_idx)
+        tally.batches += 1
         if tally.error is not None:
             return  # this dataloader already failed on this rank; the epoch end reports it
         try:
@@ -360,7 +250,7 @@ class MetricCallback(Callback):
                 raise tally.error from e
             # Several ranks: carry the error to the epoch-end gather, so every rank raises it (never a hang).
 
-    def _feed(self, stage: str, tally: _Tally, outputs: Any) -> None:
+    def _feed(self, stage: str, tally: Tally, outputs: Any) -> None:
         """Update every metric with the real rows of one step's outputs (and keep them when saving)."""
         columns = self._columns(stage, outputs)
         # The rows are counted before update() sees them (to drop the sampler's padding), so their
@@ -378,14 +268,35 @@ class MetricCallback(Callback):
                 raise _in_context(e, f"metric {metric_key!r}") from e
         if tally.rows is not None:
             tally.rows.extend(self._rows(stage, ids, columns, keep))
+        if tally.samples is not None:
+            self._sample(stage, tally.samples, ids, columns, keep)
+
+    def _sampled(self) -> list[str]:
+        """The metrics whose worst utterances are logged: those that can align a pair (the error rates)."""
+        return [key for key, metric in self.metrics.items() if callable(getattr(metric, "align", None))]
+
+    def _sample(self, stage: str, keepers: dict[str, WorstSamples], ids: Any, columns: dict, keep: int) -> None:
+        """Offer each real row to every sampled metric's keeper of worst utterances."""
+        if ids is None:
+            raise ValueError(
+                f"MetricCallback: log_samples needs utterance ids, but {STEP[stage]} returned no {self.utt_id_key!r}"
+            )
+        for key, keeper in keepers.items():
+            metric = self.metrics[key]
+            for i in range(keep):
+                pairs = metric.align(columns["ref"][i], columns["hyp"][i])
+                errors = sum(mark != "C" for _, _, mark in pairs)
+                keeper.add(Sample(ids[i], errors, columns["ref"][i], columns["hyp"][i], alignment_text(pairs)))
 
     def _finish(self, stage: str, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if self._skips(stage, trainer):
             return
         self._park()
         tallies = self._tallies.pop(stage, {})
+        for tally in tallies.values():
+            tally.check_rows(STEP[stage])
         failed = next((t.error for t in tallies.values() if t.error is not None), None)
-        mine = failed or {idx: {"states": t.states, "rows": t.rows} for idx, t in tallies.items()}
+        mine = failed or {idx: epoch_payload(t) for idx, t in tallies.items()}
         # The epoch's only collective, also on a rank with no batch: every rank's states and rows, or its error.
         [gathered] = gather_outcomes([mine])
         for payload in gathered:
@@ -398,10 +309,12 @@ class MetricCallback(Callback):
         for idx in seen:
             payloads = [payload[idx] for payload in gathered if idx in payload]
             if self._saves(stage):  # checked on every rank, so every rank raises alike
-                rows = _merged_rows(payloads, f"the {stage} dataloader {idx}")
+                rows = merged_rows(payloads, f"the {stage} dataloader {idx}")
                 if trainer.is_global_zero:
                     self._save(self._test_name(stage, idx, count), rows)
             suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
+            if self.log_samples:
+                self._log_worst(stage, trainer, payloads, suffix)
             for name, metric in self.metrics.items():
                 try:
                     values = merged_result(metric, [p["states"][name] for p in payloads])
@@ -413,6 +326,20 @@ class MetricCallback(Callback):
         _log(pl_module, results)
         if problems:
             raise ValueError("MetricCallback: " + "; ".join(problems))
+
+    def _log_worst(self, stage: str, trainer: pl.Trainer, payloads: list[dict[str, Any]], suffix: str) -> None:
+        """Log each sampled metric's worst utterances of all ranks, once, from rank 0."""
+        for key in self._sampled():
+            rows = worst((p["samples"][key] for p in payloads), self.log_samples)
+            name = getattr(self.metrics[key], "name", key)
+            tag = f"{self.prefix[stage]}{name}_worst{suffix}"
+            self.samples[tag] = rows
+            if trainer.is_global_zero:
+                unknown = log_samples(trainer.loggers, tag, rows, trainer.current_epoch, trainer.global_step)
+                names = sorted({type(logger).__name__ for logger in unknown} - self._warned_loggers)
+                if names:
+                    self._warned_loggers.update(names)
+                    rank_zero_warn(f"MetricCallback: log_samples does not know the logger(s) {', '.join(names)}")
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -475,71 +402,6 @@ class MetricCallback(Callback):
         test_dir = self.save_dir / test_name
         for name in sorted({n for _, values in rows for n in values}):
             write_scp(test_dir / f"{name}.scp", ((utt_id, v[name]) for utt_id, v in rows if name in v))
-
-
-# -- construction checks ---------------------------------------------------------------
-
-
-def _as_named(metrics: Any) -> dict[str, BaseMetric]:
-    """Metrics as name -> metric: a dict keeps its names, a metric or a list is named by class path."""
-    if isinstance(metrics, Mapping):
-        named = dict(metrics)
-    else:
-        listed = [metrics] if isinstance(metrics, BaseMetric) else list(metrics)
-        named = {metric_name(m): m for m in listed}
-        if len(named) < len(listed):
-            raise ValueError("MetricCallback: a metric class is listed twice; pass a dict to name each one")
-    if not named:
-        raise ValueError("MetricCallback: give at least one metric")
-    for name, metric in named.items():
-        if not isinstance(metric, BaseMetric):
-            raise TypeError(f"MetricCallback: metric {name!r} is a {type(metric).__name__}, not a BaseMetric")
-    _check_unique_outputs(named)
-    return named
-
-
-def _check_unique_outputs(metrics: dict[str, BaseMetric]) -> None:
-    owner: dict[str, str] = {}
-    for name, metric in metrics.items():
-        for f in metric.outputs:
-            if f.name in owner:
-                raise ValueError(
-                    f"MetricCallback: metrics {owner[f.name]!r} and {name!r} both return {f.name!r}; "
-                    "give one of them its own MetricCallback with its own prefix"
-                )
-            owner[f.name] = name
-
-
-def _input_keys(
-    metrics: dict[str, BaseMetric], inputs: Mapping[str, str], defaults: Mapping[str, str]
-) -> dict[str, str]:
-    """Every declared input name -> the step's key for it (``inputs``, else ``defaults``, else the name)."""
-    declared = list(dict.fromkeys(f.name for m in metrics.values() for f in m.inputs))
-    unknown = [name for name in inputs if name not in declared]
-    if unknown:
-        raise ValueError(
-            f"MetricCallback: inputs names {', '.join(unknown)}, which no metric declares "
-            f"(declared: {', '.join(declared)})"
-        )
-    return {name: inputs.get(name, defaults.get(name, name)) for name in declared}
-
-
-def _check_stages(stages: Sequence[str]) -> tuple[str, ...]:
-    stages = (stages,) if isinstance(stages, str) else tuple(stages)
-    unknown = [s for s in stages if s not in STAGES]
-    if unknown:
-        raise ValueError(f"MetricCallback: stages {unknown} are not among {list(STAGES)}")
-    return stages
-
-
-def _prefixes(prefix: str | Mapping[str, str] | None) -> dict[str, str]:
-    if isinstance(prefix, str):
-        return {stage: prefix for stage in STAGES}
-    return {**DEFAULT_PREFIX, **(prefix or {})}
-
-
-def _name_list(names: str | Sequence[str]) -> list[str]:
-    return [_check_test_name(n) for n in ([names] if isinstance(names, str) else names)]
 
 
 def _column(step: str, key: str, values: Any) -> Sequence[Any]:

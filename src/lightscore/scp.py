@@ -2,19 +2,55 @@
 
 A line is the utterance id, the first run of whitespace, then the value
 (stripped). A line holding only an id has the empty value ""; blank lines are
-skipped; CRLF endings are accepted.
+skipped; LF and CRLF endings are accepted, and a UTF-8 byte-order mark at the
+start of a file is skipped. A carriage return followed by anything but a line
+feed (old Mac CR-only endings) is refused: read by lines, such a file would be
+one utterance. An utterance id that comes twice in the files read in lockstep
+(`iter_rows`, `iter_row_batches`) is refused when the first file has been read
+to its end (the check keeps 8 bytes per line).
+
+Writes go to a temporary file ``.<name>.lightscore-tmp-<host>-<pid>-<random>``
+beside the target, renamed onto it when complete; see `atomic_open`.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import itertools
 import os
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+import secrets
+import signal
+import stat
+import threading
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
+
+__all__ = [
+    "Row",
+    "ScpError",
+    "ScpMismatchError",
+    "ScpShard",
+    "atomic_open",
+    "check_utt_id",
+    "count_scp_rows",
+    "iter_row_batches",
+    "iter_rows",
+    "parse_line",
+    "read_scp",
+    "write_scp",
+]
+
+Row = tuple[int, str, str]  # (line number, utterance id, value), as read_scp yields them
+
+_SHOWN = 80  # characters of an id or value an error message shows
+_SMALL = 65_536  # up to this many ids, the duplicate check uses a Python set instead of numpy
+_id_hash = hash  # a name of its own so a test can force hash collisions
 
 
 class ScpError(ValueError):
@@ -32,6 +68,12 @@ class ScpMismatchError(AssertionError, ValueError):
 
 def parse_line(line: str) -> tuple[str, str] | None:
     """Split one SCP line into ``(utt_id, value)``; None for a blank line.
+
+    Args:
+        line: One line, with or without its line ending.
+
+    Returns:
+        The id (up to the first whitespace) and the stripped rest, or None when the line is blank.
 
     >>> parse_line("utt1  the cat\\r\\n")
     ('utt1', 'the cat')
@@ -52,8 +94,12 @@ class ScpShard:
 
     It stands wherever an SCP path does (``data`` of a metric, `read_scp`,
     `iter_rows`); opened or printed, it is the file itself, so messages name
-    the real file and line. Rows of other ranks are skipped without decoding
-    them.
+    the real file and line. Rows of other ranks are not parsed, but their ids
+    are read for the duplicate check, so every rank sees an id repeated
+    across shards.
+
+    Raises:
+        ValueError: ``rank`` is not in ``0..world - 1``.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
@@ -79,8 +125,21 @@ class ScpShard:
         return str(self.path)
 
 
-def read_scp(path: str | os.PathLike) -> Iterator[tuple[int, str, str]]:
+def read_scp(path: str | os.PathLike) -> Iterator[Row]:
     """Stream ``(line_number, utt_id, value)`` from an SCP file (or an `ScpShard` of one), one line at a time.
+
+    Args:
+        path: The SCP file, or an `ScpShard` for one rank's rows.
+
+    Returns:
+        An iterator of ``(line_number, utt_id, value)``; line numbers count every physical line.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist (at the first ``next()``).
+        ScpError: A line is not UTF-8 or holds a lone carriage return.
+
+    Ids are not checked for repeats here (a plain line reader); `iter_rows` and
+    `iter_row_batches` check them.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
@@ -88,21 +147,24 @@ def read_scp(path: str | os.PathLike) -> Iterator[tuple[int, str, str]]:
     >>> list(read_scp(p))
     [(1, 'utt1', 'the cat'), (3, 'utt2', '')]
     """
-    with open(path, "rb") as f:
-        lines = enumerate(f, 1)
-        if isinstance(path, ScpShard) and path.world > 1:
-            lines = _own_lines(path, lines)
-        for number, raw in lines:
-            parsed = _parse(path, number, raw)
-            if parsed is not None:
-                yield number, parsed[0], parsed[1]
+    return _read(path, None)
 
 
 def count_scp_rows(path: str | os.PathLike) -> int:
     """The rows of an SCP file (or an `ScpShard` of one): its lines that are not blank.
 
     Cheaper than reading them: most lines are told rows by their first byte,
-    without decoding.
+    without decoding; ids are not checked for repeats.
+
+    Args:
+        path: The SCP file, or an `ScpShard` for one rank's rows.
+
+    Returns:
+        How many rows ``path`` holds.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        ScpError: A line that does not start with a visible ASCII character is not UTF-8.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
@@ -111,12 +173,35 @@ def count_scp_rows(path: str | os.PathLike) -> int:
     (3, 1)
     """
     shard = path if isinstance(path, ScpShard) else ScpShard(path, 0, 1)
-    with open(path, "rb") as f:
-        return sum(1 for _ in _own_lines(shard, enumerate(f, 1)))
+    with _open(path) as f:
+        return sum(1 for _ in _own_lines(shard, enumerate(f, 1), None))
 
 
-def _own_lines(shard: ScpShard, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
-    """The numbered lines of ``shard``'s rows; another rank's row is skipped without decoding it."""
+def _open(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading bytes, past a UTF-8 byte-order mark if it starts with one."""
+    f = open(path, "rb")
+    if f.peek(3).startswith(codecs.BOM_UTF8):
+        f.read(3)
+    return f
+
+
+def _read(path: str | os.PathLike, seen: _SeenIds | None) -> Iterator[Row]:
+    """The rows of ``path`` (this rank's, for a shard); the ids of other ranks' rows go to ``seen``."""
+    with _open(path) as f:
+        lines = enumerate(f, 1)
+        if isinstance(path, ScpShard) and path.world > 1:
+            lines = _own_lines(path, lines, seen)
+        for number, raw in lines:
+            parsed = _parse(path, number, raw)
+            if parsed is not None:
+                yield number, parsed[0], parsed[1]
+
+
+def _own_lines(
+    shard: ScpShard, lines: Iterator[tuple[int, bytes]], seen: _SeenIds | None
+) -> Iterator[tuple[int, bytes]]:
+    """The numbered lines of ``shard``'s rows; another rank's row is not parsed, only its id hashed into ``seen``."""
+    add = seen.hashes.append if seen is not None else None
     row = -1
     for number, raw in lines:
         # A visible ASCII first byte makes a row; any other line is parsed to tell whether it is blank.
@@ -125,23 +210,103 @@ def _own_lines(shard: ScpShard, lines: Iterator[tuple[int, bytes]]) -> Iterator[
         row += 1
         if row % shard.world == shard.rank:
             yield number, raw
+        elif add is not None:
+            try:
+                add(_id_hash(raw.decode("utf-8").split(None, 1)[0]))
+            except UnicodeDecodeError:
+                _parse(shard, number, raw)  # raises the error naming the line
 
 
 def _parse(path: str | os.PathLike, number: int, raw: bytes) -> tuple[str, str] | None:
-    """`parse_line` of one raw line; `ScpError` naming the file and line when it is not UTF-8."""
+    """`parse_line` of one raw line; `ScpError` naming the file and line when it is not UTF-8 or has a lone CR."""
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ScpError(f"{path}:{number}: line is not UTF-8 ({e.reason} at byte {e.start})") from None
+        raise ScpError(
+            f"{path}:{number}: line is not UTF-8 ({e.reason} at byte {e.start}){_utf16_note(number, raw)}"
+        ) from None
+    # Lines end at LF, so a CR before the last two characters is followed by something other than LF.
+    if "\r" in line and (at := line.find("\r")) < len(line) - 2:
+        raise ScpError(
+            f"{path}:{number}: carriage return not followed by a line feed at character {at + 1}: "
+            "old Mac (CR-only) line endings are not supported, and a value cannot hold a line break "
+            "(convert the file with: tr '\\r' '\\n')"
+        )
     return parse_line(line)
+
+
+def _utf16_note(number: int, raw: bytes) -> str:
+    """A hint when the first line starts with a UTF-16 byte-order mark; else ""."""
+    if number == 1 and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "; the file starts with a UTF-16 byte-order mark: save it as UTF-8"
+    return ""
+
+
+class _SeenIds:
+    """The utterance ids of one file as 8-byte hashes (8 MB per million lines), checked once the file has ended.
+
+    A repeated hash is confirmed by reading the file again, so a hash collision
+    never raises; the second read also finds both line numbers.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = path
+        self.hashes = array("q")
+
+    def extend(self, ids: Iterable[str]) -> None:
+        self.hashes.extend(map(_id_hash, ids))
+
+    def check(self) -> None:
+        """Raise `ScpError` for the first id that really comes twice."""
+        repeated = _repeated(self.hashes)
+        self.hashes = array("q")
+        if repeated:
+            _raise_first_duplicate(self.path, repeated)
+
+
+def _repeated(hashes: array) -> set[int]:
+    """The values that occur more than once in ``hashes`` (sorted in place)."""
+    if len(hashes) <= _SMALL:
+        return {h for h, n in Counter(hashes).items() if n > 1}
+    import numpy as np  # here, not at the top: `import lightscore` stays light
+
+    view = np.frombuffer(hashes, dtype=np.int64)
+    view.sort()  # in place: no copy of a million-line file's hashes
+    same = view[1:] == view[:-1]
+    repeated = set(view[1:][same].tolist())
+    del view  # the array can grow again only once no view of its buffer is left
+    return repeated
+
+
+def _raise_first_duplicate(path: str | os.PathLike, repeated: set[int]) -> None:
+    """Read every line of ``path`` again; `ScpError` at the first id with a hash in ``repeated`` seen twice."""
+    first: dict[str, int] = {}
+    with _open(path) as f:
+        for number, raw in enumerate(f, 1):
+            parsed = _parse(path, number, raw)
+            if parsed is not None and _id_hash(parsed[0]) in repeated:
+                earlier = first.setdefault(parsed[0], number)
+                if earlier != number:
+                    raise ScpError(
+                        f"{path}: utterance id {_shown(parsed[0])} appears twice, at lines {earlier} and {number}"
+                    )
 
 
 def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dict[str, str]]]:
     """Read several SCP files in lockstep, in file order, one row at a time; yield ``(utt_id, {key: value})``.
 
-    Raises `ScpMismatchError` naming both files, the line numbers and both ids
-    when the ids differ at a row or one file ends before another.
     (`iter_row_batches` is the same read, a batch at a time, for ``update``.)
+
+    Args:
+        paths: Input key -> SCP file (or `ScpShard`); the first file leads.
+
+    Returns:
+        An iterator of ``(utt_id, {key: value})``, lazily: nothing is opened before the first ``next()``.
+
+    Raises:
+        ScpMismatchError: ``paths`` is empty (at once); the ids differ at a row, or one
+            file ends before another (naming both files, the line numbers and both ids).
+        ScpError: A malformed line, or an id repeated in the first file (once it has ended).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -151,16 +316,20 @@ def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
     [{'ref': 'a b', 'hyp': 'a x'}, {'ref': 'c', 'hyp': 'c'}]
     """
     if not paths:  # checked here, not at the first next(), so the caller sees it at once
-        raise ScpMismatchError("iter_inputs needs at least one input key")
+        raise ScpMismatchError("reading SCP files in lockstep needs at least one input key, got none")
     return _lockstep(paths)
 
 
 def _lockstep(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dict[str, str]]]:
+    # Only the first file's ids are checked for repeats: the others must equal them row by row.
     keys = list(paths)
-    readers = [read_scp(paths[k]) for k in keys]
+    seen = _SeenIds(paths[keys[0]])
+    add = seen.hashes.append
+    readers = [_read(paths[keys[0]], seen)] + [_read(paths[k], None) for k in keys[1:]]
     first_key, first = keys[0], readers[0]
     others = list(zip(keys[1:], readers[1:]))
     for lead in first:
+        add(_id_hash(lead[1]))
         row = {first_key: lead[2]}
         for key, reader in others:
             other = next(reader, None)
@@ -168,6 +337,7 @@ def _lockstep(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
                 raise _mismatch(paths, first_key, lead, key, other)
             row[key] = other[2]
         yield lead[1], row
+    seen.check()
     for key, reader in others:
         extra = next(reader, None)
         if extra is not None:
@@ -180,8 +350,20 @@ def iter_row_batches(
     """Read several SCP files in lockstep, ``size`` rows at a time: yield ``(utt_ids, {key: values})``.
 
     The ids of a batch are compared in one list comparison; a difference
-    raises `ScpMismatchError` before the batch that holds it comes out. With
-    no path at all it raises at once, not at the first ``next()``.
+    raises before the batch that holds it comes out, and an id repeated in the
+    first file raises before its last batch comes out.
+
+    Args:
+        paths: Input key -> SCP file (or `ScpShard`); the first file leads.
+        size: Rows per batch (the last batch may be shorter).
+
+    Returns:
+        An iterator of ``(utt_ids, {key: values})``, lazily: nothing is opened before the first ``next()``.
+
+    Raises:
+        ScpMismatchError: ``paths`` is empty (at once); the ids differ at a row, or one
+            file ends before another (naming both files, the line numbers and both ids).
+        ScpError: A malformed line, or an id repeated in the first file.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -191,13 +373,14 @@ def iter_row_batches(
     [(['u1', 'u2'], {'ref': ['a b', 'c'], 'hyp': ['a x', 'c']}), (['u3'], {'ref': ['d'], 'hyp': ['e']})]
     """
     if not paths:
-        raise ScpMismatchError("iter_inputs needs at least one input key")
+        raise ScpMismatchError("reading SCP files in lockstep needs at least one input key, got none")
     return _batches(paths, size)
 
 
 def _batches(paths: Mapping[str, str | os.PathLike], size: int) -> Iterator[tuple[list[str], dict[str, list[str]]]]:
     keys = list(paths)
-    readers = {key: read_scp(paths[key]) for key in keys}
+    seen = _SeenIds(paths[keys[0]])  # the first file's ids only, as in _lockstep
+    readers = {key: _read(paths[key], seen if key == keys[0] else None) for key in keys}
     while True:
         chunks = {key: list(itertools.islice(reader, size)) for key, reader in readers.items()}
         lead = chunks[keys[0]]
@@ -214,12 +397,12 @@ def _batches(paths: Mapping[str, str | os.PathLike], size: int) -> Iterator[tupl
             raise _mismatch(
                 paths, keys[0], lead[row] if row < len(lead) else None, key, other[row] if row < len(other) else None
             )
+        seen.extend(ids)
+        if len(ids) < size:  # the first file has ended
+            seen.check()
         if not ids:
             return
         yield ids, {key: [value for _, _, value in chunk] for key, chunk in chunks.items()}
-
-
-Row = tuple[int, str, str]  # (line number, utterance id, value), as read_scp yields them
 
 
 def _mismatch(
@@ -229,23 +412,45 @@ def _mismatch(
     if other is None:
         return ScpMismatchError(
             f"{paths[key]} ended before {paths[first_key]}: "
-            f"{paths[first_key]}:{first[0]} has id {first[1]!r}, {paths[key]} has no more lines"
+            f"{paths[first_key]}:{first[0]} has id {_shown(first[1])}, {paths[key]} has no more lines"
         )
     if first is None:
         return ScpMismatchError(
             f"{paths[first_key]} ended before {paths[key]}: "
-            f"{paths[key]}:{other[0]} has id {other[1]!r}, {paths[first_key]} has no more lines"
+            f"{paths[key]}:{other[0]} has id {_shown(other[1])}, {paths[first_key]} has no more lines"
         )
+    a, b = first[1], other[1]
+    same_text = unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
+    show = ascii if same_text else repr
+    notes = ["they differ only in Unicode normalisation (NFC vs NFD)"] if same_text else []
+    notes += [f"{_shown(x, show)} holds a byte-order mark (U+FEFF)" for x in (a, b) if "\ufeff" in x]
     return ScpMismatchError(
-        f"utterance ids differ: {paths[first_key]}:{first[0]} has {first[1]!r}, "
-        f"{paths[key]}:{other[0]} has {other[1]!r}"
+        f"utterance ids differ: {paths[first_key]}:{first[0]} has {_shown(a, show)}, "
+        f"{paths[key]}:{other[0]} has {_shown(b, show)}" + "".join(f"; {note}" for note in notes)
     )
+
+
+def _shown(text: str, quote: Callable[[object], str] = repr) -> str:
+    """``text`` quoted for a message, cut to its first characters (and its length given) when long."""
+    if len(text) <= _SHOWN:
+        return quote(text)
+    return f"{quote(text[:_SHOWN])}… ({len(text)} characters)"
 
 
 def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> str:
     """Return ``utt_id`` if it is a plain token usable as a file name, else raise ValueError.
 
-    ``what`` names the token in the message (a test set name obeys the same rule).
+    Args:
+        utt_id: The token to check.
+        where: What to name first in the message (a file), or "".
+        what: What the token is, in the message (a test set name obeys the same rule).
+
+    Returns:
+        ``utt_id`` itself.
+
+    Raises:
+        ValueError: ``utt_id`` is empty, ``.`` or ``..``, or holds whitespace or a path
+            separator; the message shows at most its first 80 characters.
 
     >>> check_utt_id("spk1-utt1")
     'spk1-utt1'
@@ -269,9 +474,15 @@ def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> st
     if bad:
         prefix = f"{where}: " if where else ""
         raise ValueError(
-            f"{prefix}{what} {utt_id!r} is not a plain token (empty, '.', '..', whitespace or a path separator)"
+            f"{prefix}{what} {_shown(utt_id)} is not a plain token (empty, '.', '..', whitespace or a path separator)"
         )
     return utt_id
+
+
+_TEMP_TAG = ".lightscore-tmp-"
+# Temporary files this process is writing, removed on SIGTERM. No lock: set operations are atomic
+# under the GIL, and the handler must not wait for a lock the main thread it interrupted may hold.
+_live_temps: set[str] = set()
 
 
 @contextlib.contextmanager
@@ -279,6 +490,24 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", encoding: str | None =
     """Open a temporary file beside ``path``; rename it onto ``path`` only if the block succeeds.
 
     A reader never sees a half-written file, and a failure leaves the old one.
+    The new file has the mode the umask gives (``0o666 & ~umask``), or the
+    mode of the file it replaces. The temporary file
+    ``.<name>.lightscore-tmp-<host>-<pid>-<random>`` is removed when the block
+    raises, and on SIGTERM while a write runs in the main thread and SIGTERM
+    has its default action (the handler then kills the process as that action
+    would). Temporary files of ``path`` left by dead processes of this host
+    (SIGKILL, power loss) are removed when ``path`` is next opened.
+
+    Args:
+        path: The file to write; its folder is created if missing.
+        mode: ``"w"`` (text) or ``"wb"`` (bytes).
+        encoding: The text encoding (ignored in binary mode).
+
+    Returns:
+        A context manager giving the open temporary file.
+
+    Raises:
+        OSError: The folder or the temporary file cannot be made, or the rename fails.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
@@ -289,28 +518,130 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", encoding: str | None =
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _remove_stale_temps(path)
+    with _temps_removed_on_sigterm():
+        tmp, fd = _create_temp(path)
+        try:
+            with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as f:
+                yield f
+            _keep_mode(path, tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        finally:
+            _live_temps.discard(tmp)
+
+
+def _host() -> str:
+    return os.uname().nodename if hasattr(os, "uname") else ""
+
+
+def _create_temp(path: Path) -> tuple[str, int]:
+    """A new temporary file for ``path``, listed in ``_live_temps`` before it exists; its name and descriptor."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = os.path.join(path.parent, f".{path.name}{_TEMP_TAG}{_host()}-{os.getpid()}-{secrets.token_hex(4)}")
+        _live_temps.add(tmp)
+        try:
+            return tmp, os.open(tmp, flags, 0o666)  # the kernel applies the umask, as for any new file
+        except BaseException as error:
+            _live_temps.discard(tmp)
+            if not isinstance(error, FileExistsError):  # a name taken already: draw another
+                raise
+
+
+def _keep_mode(path: Path, tmp: str) -> None:
+    """Give ``tmp`` the permission bits of ``path`` when ``path`` exists."""
     try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as f:
-            yield f
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return
+    os.chmod(tmp, mode)
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Remove temporary files of ``path`` written by processes of this host that no longer run."""
+    prefix = f".{path.name}{_TEMP_TAG}{_host()}-"
+    with os.scandir(path.parent) as entries:
+        for entry in entries:
+            if not entry.name.startswith(prefix):
+                continue
+            pid, _, rest = entry.name[len(prefix) :].partition("-")  # "<pid>-<random>"
+            if not pid.isdigit() or "-" in rest:
+                continue
+            if entry.path not in _live_temps and not _process_runs(int(pid)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether process ``pid`` runs (True when that cannot be told); this process counts as not running."""
+    if os.name != "posix":
+        return True  # os.kill(pid, 0) would terminate the process on Windows
+    if pid == os.getpid():
+        return False  # the pid of an earlier process, reused: this one's own temporary files are in _live_temps
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _temps_removed_on_sigterm() -> Iterator[None]:
+    """While the block runs, SIGTERM first removes the live temporary files, then kills as by default.
+
+    Only in the main thread (the only one that may set handlers) and only over
+    the default action: a handler the application set is its to run, and one
+    that raises reaches ``atomic_open``'s clean-up.
+    """
+    install = (
+        threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if install else None
+    try:
+        yield
+    finally:
+        if install:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    for tmp in list(_live_temps):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def write_scp(path: str | os.PathLike, rows: Iterable[tuple[str, str]]) -> Path:
-    """Write ``(utt_id, value)`` rows as an SCP file, atomically; return the path.
+    """Write ``(utt_id, value)`` rows as an SCP file, atomically (`atomic_open`); return the path.
+
+    A value's line feeds and carriage returns become spaces and its ends are
+    stripped, so the file reads back one row per pair.
+
+    Args:
+        path: The SCP file to write.
+        rows: ``(utt_id, value)`` pairs, in the order to write them; a value may be any object (``str()``).
+
+    Returns:
+        ``path`` as a `Path`.
+
+    Raises:
+        ValueError: An id is not a plain token (`check_utt_id`); the old file, if any, is left as it was.
 
     >>> import tempfile, pathlib
-    >>> p = write_scp(pathlib.Path(tempfile.mkdtemp()) / "hyp.scp", [("u1", "a b"), ("u2", "")])
+    >>> p = write_scp(pathlib.Path(tempfile.mkdtemp()) / "hyp.scp", [("u1", "a b"), ("u2", ""), ("u3", "x\\ry")])
     >>> p.read_text()
-    'u1 a b\\nu2\\n'
+    'u1 a b\\nu2\\nu3 x y\\n'
     """
     with atomic_open(path) as f:
         for utt_id, value in rows:
             check_utt_id(utt_id, str(path))
-            value = " ".join(str(value).split("\n")).strip()
+            value = " ".join(str(value).split("\n")).replace("\r", " ").strip()
             f.write(f"{utt_id} {value}\n" if value else f"{utt_id}\n")
     return Path(path)
