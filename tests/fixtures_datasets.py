@@ -145,3 +145,10 @@ class LocksTheFolder(BaseMetric):
 
     def write_artifacts(self, test_dir) -> None:
         test_dir.parent.chmod(0o555)
+
+
+class ArtifactsFail(LocksTheFolder):
+    """Counts hyp words; writing its artifacts fails (a full disk), after it was scored."""
+
+    def write_artifacts(self, test_dir) -> None:
+        raise OSError(28, "No space left on device")

@@ -207,3 +207,12 @@ def test_the_docs_say_a_metrics_yaml_is_code() -> None:
     text = (TESTS_DIR.parent / "docs" / "guarantees.md").read_text()
     assert "a metrics YAML is code" in text.lower() or "metrics yaml is code" in text.lower()
     assert textwrap.dedent(text).count("\n") > 20
+
+
+def test_a_result_whose_artifacts_cannot_be_written_is_kept(decode: Path) -> None:
+    sys.path.insert(0, str(TESTS_DIR))
+    entries = [wer_entry(), {"metric": {"_target_": "fixtures_datasets.ArtifactsFail"}, "inputs": ["hyp"], "name": "w"}]
+    with pytest.raises(MeasureError, match="scored, but its artifacts could not be written: OSError.*No space left"):
+        measure({"inference_dir": str(decode), "metrics": entries})
+    written = json.loads((decode / "metrics.json").read_text())
+    assert written["w"]["dev"] == {"words": 5} and written["wer"]["dev"]["WER"] == pytest.approx(100 / 6)

@@ -30,7 +30,7 @@ from .config import (
 from .dataset_columns import DatasetColumns
 from .metric import Progress
 from .results import MeasureError, MeasureResults, check_writable, read_metrics_json, save_results
-from .runner import Job, score_jobs
+from .runner import ArtifactError, Job, score_jobs
 
 __all__ = ["measure", "process_group"]
 
@@ -144,6 +144,8 @@ def measure(
     results, failures = MeasureResults(), []
     results.path = json_path
     for job, outcome in zip(jobs, outcomes):
+        if isinstance(outcome, ArtifactError):  # scored: the result is kept, the missing files reported
+            results.setdefault(job.key, {})[job.test_name] = outcome.result
         if isinstance(outcome, BaseException):  # one failing pair must not lose the others' results
             failures.append((job.key, job.test_name, outcome))
         else:

@@ -32,7 +32,21 @@ from .distributed import gather_outcomes
 from .metric import BaseMetric, Progress, StateValue, feed, merged_result
 from .scp import ScpShard, count_scp_rows
 
-__all__ = ["Job", "count_rows", "score_jobs", "score_one", "update_from_files", "write_artifacts_of"]
+__all__ = ["ArtifactError", "Job", "count_rows", "score_jobs", "score_one", "update_from_files", "write_artifacts_of"]
+
+
+class ArtifactError(RuntimeError):
+    """A job scored, but writing its artifacts failed: ``result`` holds the result, ``__cause__`` the failure.
+
+    >>> e = ArtifactError({"WER": 1.0}, OSError("disk full"))
+    >>> e.result, str(e)
+    ({'WER': 1.0}, 'scored, but its artifacts could not be written: OSError: disk full')
+    """
+
+    def __init__(self, result: dict, error: BaseException) -> None:
+        super().__init__(f"scored, but its artifacts could not be written: {type(error).__name__}: {error}")
+        self.result = result
+        self.__cause__ = error
 
 
 @dataclass
@@ -169,7 +183,8 @@ def score_jobs(
         progress: ``progress(key, test_name, done, total)``, called on rank 0.
 
     Returns:
-        One result dict or exception per job, in order.
+        One result dict or exception per job, in order; an `ArtifactError`
+        (which carries the result) when only writing the artifacts failed.
     """
     collect = output_dir is not None
     local = [_update_job(job, rank, world, collect, progress) for job in jobs]
@@ -181,11 +196,16 @@ def score_jobs(
             continue
         try:
             result = merged_result(job.metric, states)
-            if collect and rank == 0:
-                write_artifacts_of(job.metric, job.data, job.test_name, output_dir)
-            outcomes.append(result)
         except Exception as e:
             outcomes.append(e)
+            continue
+        if collect and rank == 0:
+            try:
+                write_artifacts_of(job.metric, job.data, job.test_name, output_dir)
+            except Exception as e:  # the result stands; only its files are missing
+                outcomes.append(ArtifactError(result, e))
+                continue
+        outcomes.append(result)
     return outcomes
 
 
