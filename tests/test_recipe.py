@@ -92,6 +92,13 @@ def test_one_device_run_scores_alike_in_the_callback_and_measure(one_device: tup
     assert len(list((log_dir / "checkpoints").glob("*.ckpt"))) == 1
     assert (exp_dir / "bpe" / "bpe.model").is_file()
     assert f"Plot:    {log_dir / 'val_error_rates.png'}" in stdout
+    worst = log_dir / "val_WER_worst_epoch0.tsv"
+    assert f"Worst:   {worst}" in stdout
+    header, *rows = worst.read_text().splitlines()
+    assert header.split("\t") == ["utt_id", "errors", "ref", "hyp", "alignment"] and 0 < len(rows) <= 5
+    errors = [int(row.split("\t")[1]) for row in rows]
+    assert errors == sorted(errors, reverse=True)
+    assert re.search(r"epoch 0: \d+/\d+ training batches", stdout)  # progress inside the epoch, without a terminal
 
 
 def test_two_device_ddp_run_scores_alike_in_the_callback_and_measure(tmp_path: Path) -> None:

@@ -21,6 +21,24 @@ def say(*args: object) -> None:
     print(*args, flush=True)
 
 
+class EpochProgress(L.Callback):
+    """Print a line at each quarter of a training epoch, for logs where no progress bar is drawn.
+
+    On a busy 2-core machine an epoch can take a minute: a newcomer should see it move.
+    """
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs, batch, batch_idx) -> None:
+        total = trainer.num_training_batches
+        done = batch_idx + 1
+        quarters = {max(1, round(total * q / 4)) for q in (1, 2, 3)}
+        if trainer.is_global_zero and done in quarters:
+            elapsed = time.monotonic() - self.started
+            say(f"epoch {trainer.current_epoch}: {done}/{total} training batches ({elapsed:.0f} s)")
+
+
 class ValidationHistory(L.Callback):
     """Keep ``(epoch, val/WER, val/CER)`` of every validation epoch and print one line each.
 

@@ -37,6 +37,7 @@ from lightning_recipe.data import CharTokenizer, SpeechDataset, collate
 from lightning_recipe.librispeech import read_librispeech
 from lightning_recipe.model import CtcRecognizer
 from lightning_recipe.report import (
+    EpochProgress,
     ValidationHistory,
     compare,
     format_table,
@@ -54,6 +55,7 @@ METRICS_YAML = RECIPE_DIR / "conf" / "metrics.yaml"
 # (train, dev, test) utterances of the synthetic corpus, and epochs.
 DEFAULT_RUN = {"sizes": (1000, 150, 150), "epochs": 8}
 QUICK_RUN = {"sizes": (600, 60, 60), "epochs": 5}
+LOG_SAMPLES = 5  # worst validation utterances logged per epoch
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -164,13 +166,17 @@ def train_and_test(args: argparse.Namespace, corpus: dict[str, list[Utterance]])
     else:
         model = CtcRecognizer.load_from_checkpoint(args.ckpt, map_location="cpu")
     data = loaders(corpus, model.tokenizer, args.batch_size)
-    # test() writes decode/test/{ref,hyp}.scp; validation text is not saved.
-    metric_callback = MetricCallback([WER(), CER()], save_dir=args.exp_dir / "decode", save_stages=("test",))
+    # test() writes decode/test/{ref,hyp}.scp; validation text is not saved. Every validation epoch
+    # logs its 5 worst utterances (with their alignment) to the logger: a TSV beside metrics.csv.
+    metric_callback = MetricCallback(
+        [WER(), CER()], save_dir=args.exp_dir / "decode", save_stages=("test",), log_samples=LOG_SAMPLES
+    )
     checkpoint = ModelCheckpoint(
         monitor="val/WER", mode="min", filename="best-epoch{epoch:02d}", auto_insert_metric_name=False
     )
     history = ValidationHistory(metric_callback)
-    trainer = build_trainer(args, [metric_callback, history, checkpoint], len(data["train"]))
+    progress = [] if sys.stderr.isatty() else [EpochProgress()]  # a terminal gets Lightning's bar instead
+    trainer = build_trainer(args, [metric_callback, history, checkpoint, *progress], len(data["train"]))
     if args.ckpt is None:
         trainer.fit(model, data["train"], data["dev"])
         say(history.first_and_best())
@@ -196,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     say(f"\nResults: {offline.path} (measure()), from {metric_callback.save_dir / 'test'}/{{ref,hyp}}.scp")
     say(f"Logs:    {log_dir / 'metrics.csv'}")
     if args.ckpt is None:
+        worst = sorted(log_dir.glob("val_WER_worst_epoch*.tsv"), key=lambda p: int(p.stem.rsplit("epoch", 1)[1]))
+        say(f"Worst:   {worst[-1]} (the {LOG_SAMPLES} worst validation utterances of the last epoch, aligned)")
         plot = plot_validation_curve(read_validation_curve(log_dir / "metrics.csv"), log_dir / "val_error_rates.png")
         say(f"Plot:    {plot}\nBest checkpoint: {trainer.checkpoint_callback.best_model_path}")
     say(f"Done in {time.monotonic() - started:.0f} s.")
