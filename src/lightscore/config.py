@@ -328,7 +328,6 @@ def resolve_inputs(entry: Entry, test_name: str, inference_dir: Path, columns: D
     return data
 
 
-
 def with_inference(cfg: Any, inference: Any) -> Any:
     """Fill ``inference_dir`` and ``dataset`` from the inference config where the metrics config lacks them."""
     from omegaconf import OmegaConf

@@ -33,9 +33,11 @@ from lightning.pytorch.callbacks import Callback
 from lightning.pytorch.utilities import rank_zero_warn
 from lightning.pytorch.utilities.warnings import PossibleUserWarning
 
+from .batch import check_lengths, feed
 from .callback_args import STAGES, as_named, check_count, check_stages, input_keys, name_list, prefixes
+from .contract import UTT_ID
 from .distributed import gather_outcomes
-from .metric import UTT_ID, BaseMetric, check_lengths, feed, merged_result
+from .metric import BaseMetric, merged_result
 from .padding import eval_loaders, expected_rows, inexact_cause, rows_to_score
 from .samples import Sample, WorstSamples, alignment_text, log_samples, worst
 from .scp import check_utt_id, write_scp

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import copy
 import functools
-import reprlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from .contract import UTT_ID, Field, check_metric_contract, check_result, metric_name
+from .batch import RowError, check_batch, check_lengths, feed
+from .contract import Field, check_metric_contract, check_result, metric_name
 from .scp import iter_row_batches, iter_rows
 
+# RowError, check_batch, check_lengths and feed live in batch.py; they are re-exported here because a
+# metric author meets them with BaseMetric (RowError is raised from update()).
 __all__ = [
-    "UTT_ID",
     "BaseMetric",
     "Progress",
     "RowError",
@@ -35,111 +36,6 @@ StateValue = int | float | list[Any]
 Progress = Callable[[str, str, int, int], None]
 """``progress(key, test_name, rows_done, rows_total)``: the one progress signature."""
 REDUCES = ("sum", "cat")
-
-
-class RowError(ValueError):
-    """Raised by ``update`` for one row of its batch; `feed` names that row's utterance.
-
-    ``update`` sees values, not utterance ids: it raises ``RowError(row, message)``
-    and the road that fed the batch (a callback step or SCP files) turns the row
-    into the utterance id.
-
-    >>> str(RowError(2, "hyp x.wav: not a WAV file"))
-    'row 2 of the batch: hyp x.wav: not a WAV file'
-    """
-
-    def __init__(self, row: int, message: str) -> None:
-        self.row = row
-        self.message = message
-        super().__init__(f"row {row} of the batch: {message}")
-
-
-def check_lengths(values: Mapping[str, Sized], what: str) -> int:
-    """Return the common length of ``values``' columns; raise ValueError naming each length when they differ.
-
-    >>> check_lengths({"ref": [1, 2], "hyp": [3]}, "step output")
-    Traceback (most recent call last):
-    ...
-    ValueError: step output have unequal lengths (ref=2, hyp=1)
-    """
-    lengths = {key: len(value) for key, value in values.items()}
-    if len(set(lengths.values())) > 1:
-        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
-        raise ValueError(f"{what} have unequal lengths ({shown})")
-    return next(iter(lengths.values()), 0)
-
-
-def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
-    """Raise ValueError unless ``values`` is one well-formed batch for ``metric``.
-
-    The one batch check, run by every ``update``: declared names only, every
-    required input present, each a list or tuple, equal lengths, and the values
-    of a ``text`` input strings.
-
-    Args:
-        metric: The metric the batch is for.
-        values: Input name -> one value per row.
-
-    Raises:
-        ValueError: naming the metric, the input and what is wrong.
-
-    >>> from lightscore.metrics import WER
-    >>> check_batch(WER(), {"ref": ["a"], "hyp": ["a", "b"]})
-    Traceback (most recent call last):
-    ...
-    ValueError: lightscore.metrics.error_rate.WER.update(): inputs have unequal lengths (ref=1, hyp=2)
-    >>> check_batch(WER(), {"ref": ["a"], "hyp": [3]})
-    Traceback (most recent call last):
-    ...
-    ValueError: lightscore.metrics.error_rate.WER.update(): input 'hyp' is text, but row 0 is a int (3)
-    """
-    name = metric_name(metric)
-    declared = {f.name: f for f in metric.inputs}
-    for key, value in values.items():
-        if key not in declared:
-            raise ValueError(f"{name}.update(): input {key!r} is not declared (declared: {', '.join(declared)})")
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"{name}.update(): input {key!r} must be a list or tuple, got {type(value).__name__}")
-    for key, field in declared.items():
-        if not field.optional and key not in values:
-            raise ValueError(f"{name}.update(): required input {key!r} is missing")
-    check_lengths(values, f"{name}.update(): inputs")
-    for key, value in values.items():
-        if declared[key].kind == "text" and not all(type(v) is str for v in value):
-            row = next(i for i, v in enumerate(value) if not isinstance(v, str))
-            kind, shown = type(value[row]).__name__, reprlib.repr(value[row])
-            raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
-
-
-def feed(
-    metric: BaseMetric, batch: Mapping[str, Sequence[Any]], ids: Sequence[str] | None = None, where: str = ""
-) -> None:
-    """``metric.update(**batch)``; a `RowError` comes back naming the row's utterance id and ``where``.
-
-    Both roads feed batches through here: `lightscore.lightning.MetricCallback`
-    with the step's ids, and the offline runner with the SCP ids. A metric that
-    declares the optional input ``utt_id`` (`UTT_ID`) gets the ids in it.
-
-    Args:
-        metric: The metric to update.
-        batch: Input name -> one value per row.
-        ids: The utterance id of each row, when known.
-        where: Where the batch came from, for the error (e.g. ``"dev/hyp.scp"``).
-
-    Raises:
-        ValueError: from ``update``; a `RowError` is re-raised naming the utterance.
-
-    >>> from lightscore.metrics import WER
-    >>> m = WER(); feed(m, {"ref": ["a b"], "hyp": ["a"]}, ["utt1"]); m.deletions
-    1
-    """
-    if ids is not None and "utt_id" not in batch and any(f.name == UTT_ID for f in metric.inputs):
-        batch = {**batch, UTT_ID: list(ids)}
-    try:
-        metric.update(**batch)
-    except RowError as e:
-        who = f"utterance {ids[e.row]!r}" if ids is not None and e.row < len(ids) else f"row {e.row} of the batch"
-        raise ValueError(f"{metric_name(metric)}: {who}{f' ({where})' if where else ''}: {e.message}") from e
 
 
 def merged_result(metric: BaseMetric, states: Sequence[Mapping[str, StateValue]]) -> dict:

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .batch import feed
 from .contract import metric_name
 from .distributed import gather_outcomes
-from .metric import BaseMetric, Progress, StateValue, feed, merged_result
+from .metric import BaseMetric, Progress, StateValue, merged_result
 from .scp import ScpShard, count_scp_rows
 
 __all__ = ["ArtifactError", "Job", "count_rows", "score_jobs", "score_one", "update_from_files", "write_artifacts_of"]
