@@ -81,7 +81,7 @@ class MetricCallback(Callback):
 
     >>> from lightscore.metrics import WER
     >>> MetricCallback(WER(), inputs={"hyp": "prediction"}).inputs
-    {'ref': 'ref', 'hyp': 'prediction'}
+    {'ref': 'ref', 'hyp': 'prediction', 'utt_id': 'utt_id'}
     """
 
     def __init__(

@@ -125,8 +125,8 @@ def measure(
     ...                                                   "inputs": ["ref", "hyp"], "name": "wer"}]}
     >>> measure(config)["wer"]["dev"]["WER"]
     33.33333333333333
-    >>> sorted(p.name for p in d.iterdir())
-    ['dev', 'metrics.json']
+    >>> sorted(p.name for p in d.iterdir())  # the lock file lets concurrent runs take turns
+    ['.metrics.json.lock', 'dev', 'metrics.json']
     """
     cfg, where = load_config(metrics_config, overrides)
     if inference_config is not None:
