@@ -25,17 +25,10 @@ from pathlib import Path
 import numpy as np
 from common import Row, header, table, time_side_by_side
 
+from lightscore.bootstrap import bootstrap_ci, paired_bootstrap
 from lightscore.breakdown import speaker_table, utt_counts
 from lightscore.metrics.alignment import align
-from lightscore.significance import (
-    bootstrap_ci,
-    mapsswe,
-    mcnemar,
-    paired_bootstrap,
-    sign_test,
-    verdict,
-    wilcoxon_test,
-)
+from lightscore.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
 
 SPEAKERS = 200
 VOCAB = [f"w{i}" for i in range(2000)]

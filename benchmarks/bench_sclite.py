@@ -10,7 +10,7 @@ as sclite does by default. Two comparisons:
   files and sums them with ``sum_sclite_edits`` (targets: at least 10x faster,
   at most 1/10 of sclite's peak memory);
 - in process, timed side by side: ``sum_sclite_edits`` and the unit-cost
-  ``error_rate.sum_edits`` on texts already in memory.
+  ``counting.sum_edits`` on texts already in memory.
 
 sclite's totals (the ``Sum`` row of its ``.raw`` report) must equal
 ``sum_sclite_edits``'; a mismatch exits with status 1. Without ``sctk`` on PATH
@@ -34,7 +34,7 @@ from pathlib import Path
 from common import Row, header, python, table, time_side_by_side, verdict
 from corpus import SEED, data_dir, make_pairs
 
-from lightscore.metrics.error_rate import sum_edits
+from lightscore.metrics.counting import sum_edits
 from lightscore.metrics.sclite_align import sum_sclite_edits
 
 

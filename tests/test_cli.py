@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import sentencepiece
 
-from lightscore.cli import ProgressBar, main
+from lightscore.cli import main
+from lightscore.cli_output import ProgressBar
 from lightscore.metrics import TER
 
 TESTS_DIR = Path(__file__).parent

@@ -180,6 +180,8 @@ def test_rate_is_errors_over_reference_tokens():
         "WER_ins": 1,
         "WER_hit": 4,
         "WER_ref_len": 6,
+        "WER_utts": 2,
+        "WER_utt_err": 100.0,
     }
     assert (metric.utterances, metric.error_utterances) == (2, 2)
 
@@ -246,9 +248,10 @@ def test_declared_outputs():
     for metric_class in (WER, CER):
         name = metric_class.name
         assert [f.name for f in metric_class.outputs] == [name] + [
-            f"{name}_{c}" for c in ("sub", "del", "ins", "hit", "ref_len")
+            f"{name}_{c}" for c in ("sub", "del", "ins", "hit", "ref_len", "utts", "utt_err")
         ]
-        assert [f.name for f in metric_class.inputs] == ["ref", "hyp"]
+        assert [f.name for f in metric_class.inputs] == ["ref", "hyp", "utt_id"]
+        assert [f.optional for f in metric_class.inputs] == [False, False, True]
 
 
 # -- shards merge exactly (property) -------------------------------------------------------------
@@ -311,7 +314,9 @@ def scp_corpus(write_scp_file):
 
 
 def parse_alignment(text: str) -> tuple[re.Match, list[list[str]]]:
-    summary, *blocks = text.split("\n\n")
+    header, *blocks = text.split("\n\n")
+    summary, settings_line = header.split("\n")  # the Kaldi summary line, then "# settings: ..."
+    assert settings_line.startswith("# settings: "), settings_line
     match = SUMMARY.match(summary)
     assert match, summary
     return match, [block.rstrip("\n").split("\n") for block in blocks]

@@ -115,6 +115,7 @@ def render_in_chromium(page: Path, tmp_path: Path) -> Dom:
 @needs_chromium
 def test_shown_numbers_equal_the_wer_result(tmp_path: Path) -> None:
     name, result, utterances = system("A", REF, HYP_A)
+    assert result["WER_utt_err"] == 60.0  # a percentage (sclite's S.Err), given to the report as it is
     result = {**result, "WER_ci_low": 10.5, "WER_ci_high": 41.25}
     write_report(tmp_path / "r.html", [(name, result, utterances)], title="one system")
     dom = render_in_chromium(tmp_path / "r.html", tmp_path)
@@ -233,7 +234,7 @@ def test_tables_take_named_tuples_plain_tuples_and_a_ci_pair() -> None:
         top_errors={"Substitutions, A": [("the", "a", 7)], "Deletions, A": [("of", 3)]},
         comparison={"difference": -1.5, "ci": (-2.25, -0.75)},
     )
-    assert '<th>speaker</th><th>rate</th>' in page and ">12.35</td>" in page
+    assert "<th>speaker</th><th>rate</th>" in page and ">12.35</td>" in page
     assert "<th>ref</th><th>hyp</th><th>count</th>" in page and "<th>token</th><th>count</th>" in page
     assert 'id="cmp-ci-low" data-value="-2.25"' in page and 'id="cmp-ci-high" data-value="-0.75"' in page
     assert "difference (B \u2212 A)" in page

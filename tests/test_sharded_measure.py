@@ -103,7 +103,7 @@ def test_two_ranks_write_what_one_process_writes(two_copies):
     assert results["wer"]["test-clean"]["WER_ref_len"] > 100  # every row was counted once, not half of them
     assert results["wer"]["test-clean"]["WER"] > 0
     # Rank 0's progress bar counts its own share: rows 0, 2, ..., 56 of the 57.
-    assert "test-clean  wer  [" in one.stderr and "57/57" in one.stderr and "57/57" not in two.stderr
+    assert "test-clean  wer: 100%|" in one.stderr and "57/57" in one.stderr and "57/57" not in two.stderr
     assert "29/29" in two.stderr
 
 

@@ -16,15 +16,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lightscore.significance import (
-    bootstrap_ci,
-    mapsswe,
-    mcnemar,
-    paired_bootstrap,
-    sign_test,
-    verdict,
-    wilcoxon_test,
-)
+from lightscore.bootstrap import bootstrap_ci, paired_bootstrap
+from lightscore.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = ["word", "word_s", "char", "char_s"]

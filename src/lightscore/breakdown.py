@@ -22,6 +22,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -38,6 +39,7 @@ __all__ = [
     "speaker_table",
     "top_errors",
     "utt_counts",
+    "utterance_records",
     "worst_utterances",
     "write_tsv",
 ]
@@ -146,6 +148,41 @@ def utt_counts(utt_id: str, pairs: Sequence[Pair], utt2spk: Mapping[str, str] | 
     """
     marks = Counter(pair[2] for pair in pairs)
     return UttCounts(utt_id, speaker_of(utt_id, utt2spk), marks["S"], marks["D"], marks["I"], len(pairs) - marks["I"])
+
+
+def utterance_records(
+    counts: Iterable[tuple[str, int, int, int, int]], utt2spk: str | os.PathLike | None = None
+) -> list[UttCounts]:
+    """`UttCounts` of ``(utt_id, S, D, I, ref_len)`` tuples, sorted by utterance id, with their speakers.
+
+    Args:
+        counts: One tuple per utterance, in any order (an error rate's merged ``utterance_counts``).
+        utt2spk: A Kaldi ``utt2spk`` file; without one, the speaker is the id up to its first ``-``.
+
+    Returns:
+        The records, sorted by utterance id.
+
+    Raises:
+        ValueError: an utterance id that appears twice, or one missing from ``utt2spk``
+            (a malformed ``utt2spk`` raises `lightscore.scp.ScpError`, a ValueError too).
+
+    >>> utterance_records([("s2-u1", 0, 1, 0, 2), ("s1-u9", 0, 0, 0, 1)])  # doctest: +NORMALIZE_WHITESPACE
+    [UttCounts(utt_id='s1-u9', speaker='s1', sub=0, dele=0, ins=0, ref_len=1),
+     UttCounts(utt_id='s2-u1', speaker='s2', sub=0, dele=1, ins=0, ref_len=2)]
+    >>> utterance_records([("u1", 0, 0, 0, 1), ("u1", 1, 0, 0, 1)])
+    Traceback (most recent call last):
+    ...
+    ValueError: utterance 'u1' was scored twice
+    """
+    rows = sorted(counts, key=itemgetter(0))
+    for before, after in zip(rows, rows[1:]):
+        if before[0] == after[0]:
+            raise ValueError(f"utterance {before[0]!r} was scored twice")
+    speakers = None if utt2spk is None else read_utt2spk(utt2spk)
+    try:
+        return [UttCounts(utt_id, speaker_of(utt_id, speakers), s, d, i, n) for utt_id, s, d, i, n in rows]
+    except KeyError as e:
+        raise ValueError(f"utt2spk {utt2spk}: {e.args[0]}") from None
 
 
 def speaker_table(records: Iterable[UttCounts]) -> list[SpeakerRow]:

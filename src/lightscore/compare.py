@@ -4,7 +4,7 @@
 both hypothesis files hold the same utterance ids in the same order, scores
 each system with the error-rate classes (through ``metric(...)``, the runner's
 road), aligns every utterance with the metric's own aligner and normaliser
-(``metric.align``), and runs the tests of `lightscore.significance`:
+(``metric.align``), and runs the tests of `lightscore.bootstrap` and `lightscore.significance`:
 
 - the paired bootstrap of the difference in corpus error rate (its interval and
   P(B better)), by utterance or, with ``block_bootstrap``, by speaker;
@@ -29,13 +29,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .breakdown import UttCounts, speaker_table
+from .metrics import CER, TER, WER, ErrorRate
 from .metrics.alignment import Pair
-from .metrics.error_rate import CER, TER, WER, ErrorRate
 from .scp import iter_rows
 
 __all__ = [
     "METRICS",
     "TESTS",
+    "TEST_NAMES",
     "ScoredSystem",
     "build_metric",
     "check_same_ids",
@@ -230,6 +231,7 @@ def compare_scored(
         ValueError: the systems' utterances or reference lengths differ.
     """
     from . import significance as sig  # numpy and scipy: only when a comparison runs
+    from .bootstrap import paired_bootstrap
 
     ids_a, ids_b = [r.utt_id for r in a.records], [r.utt_id for r in b.records]
     if ids_a != ids_b:
@@ -241,7 +243,7 @@ def compare_scored(
     errors_a, errors_b = [r.errors for r in a.records], [r.errors for r in b.records]
     rates_a, rates_b, speakers = _speaker_rates(a.records, b.records)
     tests = {
-        "bootstrap": sig.paired_bootstrap(
+        "bootstrap": paired_bootstrap(
             errors_a, errors_b, lengths, ci=ci, replicates=bootstrap, seed=seed, groups=groups
         ),
         "mapsswe": sig.mapsswe(a.alignments, b.alignments),

@@ -5,8 +5,11 @@
 >>> m.update(ref=["the cat sat"], hyp=["the cat sat down"])
 >>> m.compute()["WER"]
 33.33333333333333
+>>> WER(case="fold", aligner="sclite").settings()
+'WER case=fold aligner=sclite normalize=none'
 """
 
-from .error_rate import CER, TER, WER, ErrorRate
+from .error_rate import CER, TER, WER
+from .error_rate_base import ErrorRate
 
 __all__ = ["CER", "TER", "WER", "ErrorRate"]

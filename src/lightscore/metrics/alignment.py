@@ -1,7 +1,7 @@
 """Alignment reports: a Kaldi-style summary line and sclite-style per-utterance blocks.
 
 Alignments are computed only when a report is written; counting alone never
-builds one.
+builds one. A space token (CER) is shown as ``<sp>``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from itertools import repeat
 
 from rapidfuzz.distance import Levenshtein
+
+__all__ = ["Pair", "align", "kaldi_summary", "pra_block", "pra_lines", "show_token"]
 
 Pair = tuple[str | None, str | None, str]  # (ref token, hyp token, mark: C, S, D or I)
 
@@ -48,7 +50,12 @@ def kaldi_summary(name: str, result: Mapping[str, float]) -> str:
     )
 
 
-def _show(token: str | None) -> str:
+def show_token(token: str | None) -> str:
+    """A token as reports print it: ``***`` for a gap, ``<sp>`` for the space between words (CER).
+
+    >>> show_token(None), show_token(" "), show_token("The")
+    ('***', '<sp>', 'The')
+    """
     if token is None:
         return "***"
     if token == " ":
@@ -56,6 +63,28 @@ def _show(token: str | None) -> str:
     # Tokens as written, not sclite's upper-cased errors: a case-sensitive rate must show
     # "The" -> "the", and upper() changes some tokens ("ß" -> "SS"). The Eval line marks errors.
     return token
+
+
+def pra_lines(pairs: Sequence[Pair]) -> tuple[str, str, str]:
+    """The ``REF``, ``HYP`` and ``Eval`` rows of an alignment, columns padded to line up; gaps ``***``.
+
+    >>> pra_lines(align("the cat sat".split(), "the bat sat down".split()))
+    ('the cat sat ****', 'the bat sat down', '    S       I')
+    """
+    ref_cells, hyp_cells, eval_cells = [], [], []
+    for ref, hyp, mark in pairs:
+        if mark == "C" and ref == hyp:  # most cells: one token, shown once, no padding to compute
+            cell = show_token(ref).ljust(1)
+            ref_cells.append(cell)
+            hyp_cells.append(cell)
+            eval_cells.append(" " * len(cell))
+            continue
+        r, h = show_token(ref), show_token(hyp)
+        width = max(len(r), len(h), 1)
+        ref_cells.append((r if ref is not None else "*" * width).ljust(width))
+        hyp_cells.append((h if hyp is not None else "*" * width).ljust(width))
+        eval_cells.append(("" if mark == "C" else mark).ljust(width))
+    return " ".join(ref_cells).rstrip(), " ".join(hyp_cells).rstrip(), " ".join(eval_cells).rstrip()
 
 
 def pra_block(utt_id: str, pairs: Sequence[Pair]) -> str:
@@ -69,25 +98,7 @@ def pra_block(utt_id: str, pairs: Sequence[Pair]) -> str:
     Eval:     S       I
     <BLANKLINE>
     """
-    ref_cells, hyp_cells, eval_cells = [], [], []
-    for ref, hyp, mark in pairs:
-        if mark == "C" and ref == hyp:  # most cells: one token, shown once, no padding to compute
-            cell = _show(ref).ljust(1)
-            ref_cells.append(cell)
-            hyp_cells.append(cell)
-            eval_cells.append(" " * len(cell))
-            continue
-        r, h = _show(ref), _show(hyp)
-        width = max(len(r), len(h), 1)
-        ref_cells.append((r if ref is not None else "*" * width).ljust(width))
-        hyp_cells.append((h if hyp is not None else "*" * width).ljust(width))
-        eval_cells.append(("" if mark == "C" else mark).ljust(width))
+    ref_line, hyp_line, eval_line = pra_lines(pairs)
     marks = [mark for _, _, mark in pairs]
     scores = " ".join(str(marks.count(mark)) for mark in "CSDI")
-    return (
-        f"id: {utt_id}\n"
-        f"Scores: (#C #S #D #I) {scores}\n"
-        f"REF:  {' '.join(ref_cells).rstrip()}\n"
-        f"HYP:  {' '.join(hyp_cells).rstrip()}\n"
-        f"Eval: {' '.join(eval_cells).rstrip()}\n"
-    )
+    return f"id: {utt_id}\nScores: (#C #S #D #I) {scores}\nREF:  {ref_line}\nHYP:  {hyp_line}\nEval: {eval_line}\n"

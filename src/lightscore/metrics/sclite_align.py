@@ -27,6 +27,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .alignment import Pair
+from .counting import Counts, sum_edits
 
 __all__ = ["sclite_align", "sclite_counts", "sum_sclite_edits"]
 
@@ -75,7 +76,7 @@ def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
     return pairs
 
 
-def sclite_counts(ref: Sequence, hyp: Sequence) -> tuple[int, int, int]:
+def sclite_counts(ref: Sequence, hyp: Sequence) -> Counts:
     """Return ``(substitutions, deletions, insertions)`` of sclite's alignment of ``ref`` to ``hyp``.
 
     Args:
@@ -99,11 +100,11 @@ def sum_sclite_edits(
 ) -> tuple[int, int, int, int, int]:
     """Sum ``(substitutions, deletions, insertions, reference tokens, pairs with an error)`` with sclite's alignment.
 
-    The contract of `lightscore.metrics.error_rate.sum_edits`, with sclite's
-    weighted alignment and tie-breaking instead of unit costs: identical texts
-    cost one tokenize, most others three rapidfuzz calls in C, and the pairs
-    whose optimal alignments disagree on the counts are aligned exactly at the
-    end, in numpy batches.
+    `lightscore.metrics.counting.sum_edits` with sclite's weighted alignment and
+    tie-breaking instead of unit costs: identical texts cost one tokenize, most
+    others three rapidfuzz calls in C, and the pairs whose optimal alignments
+    disagree on the counts (every such pair has an error) are aligned exactly at
+    the end, in numpy batches.
 
     Args:
         refs: reference texts.
@@ -116,34 +117,10 @@ def sum_sclite_edits(
     >>> sum_sclite_edits(["x x x y", "a dog"], ["x y y", "a dog"], str.split)
     (1, 1, 0, 6, 1)
     """
-    substitutions = deletions = insertions = ref_len = errors = 0
-    tied_refs: list[Sequence] = []
-    tied_hyps: list[Sequence] = []
-    for ref, hyp in zip(refs, hyps):
-        ref_tokens = tokenize(ref)
-        ref_len += len(ref_tokens)
-        if ref == hyp:
-            continue
-        hyp_tokens = tokenize(hyp)
-        counts = _unique_counts(ref_tokens, hyp_tokens)
-        if counts is None:
-            tied_refs.append(ref_tokens)
-            tied_hyps.append(hyp_tokens)
-            continue
-        s, d, i = counts
-        substitutions += s
-        deletions += d
-        insertions += i
-        errors += s + d + i > 0
-    for s, d, i in _exact_counts(tied_refs, tied_hyps):
-        substitutions += s
-        deletions += d
-        insertions += i
-        errors += 1  # a tie needs two optimal alignments of different counts, so at least one error
-    return substitutions, deletions, insertions, ref_len, errors
+    return sum_edits(refs, hyps, tokenize, count=_unique_counts, settle=_exact_counts)
 
 
-def _unique_counts(ref: Sequence, hyp: Sequence) -> tuple[int, int, int] | None:
+def _unique_counts(ref: Sequence, hyp: Sequence) -> Counts | None:
     """``(S, D, I)`` when all optimal sclite alignments share them, else None (sclite's tie-breaking decides).
 
     With weights ``3M, 3M, 4M + 1`` (M above any possible S) an alignment costs
@@ -169,9 +146,9 @@ def _unique_counts(ref: Sequence, hyp: Sequence) -> tuple[int, int, int] | None:
     return least, insertions + n - m, insertions
 
 
-def _exact_counts(refs: Sequence[Sequence], hyps: Sequence[Sequence]) -> list[tuple[int, int, int]]:
+def _exact_counts(refs: Sequence[Sequence], hyps: Sequence[Sequence]) -> list[Counts]:
     """``(S, D, I)`` of sclite's own backtrace for every pair, in batches of pairs of similar size."""
-    counts: list[tuple[int, int, int]] = [(0, 0, 0)] * len(refs)
+    counts: list[Counts] = [(0, 0, 0)] * len(refs)
     order = sorted(range(len(refs)), key=lambda k: (len(refs[k]), len(hyps[k])))
     start = 0
     while start < len(order):

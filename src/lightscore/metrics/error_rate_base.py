@@ -1,0 +1,452 @@
+"""`ErrorRate`, the core `WER`, `CER` and `TER` share: options, state, update, compute, per-utterance records.
+
+Every error rate keeps the same "sum" counts (substitutions, deletions,
+insertions, hits, reference tokens, utterances, utterances with an error), so
+merging ranks or shards is exact and the state never grows with the data. The
+default aligner (``aligner="unit"``) runs the edit distance in C (rapidfuzz, as
+in jiwer 4), with unit costs: the counts equal jiwer's ``process_words`` /
+``process_characters`` on the same pairs. ``aligner="sclite"`` counts with NIST
+sclite's weighted alignment and tie-breaking (`lightscore.metrics.sclite_align`).
+
+Options that change the number (a normalizer, case folding, the aligner) are
+named by ``settings()``. Per-utterance counts (``per_utterance=True``) add one
+"cat" state, which confidence intervals and the breakdown reports read. The
+subclasses, in `lightscore.metrics.error_rate`, add the tokenizer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, ClassVar
+
+from ..breakdown import UttCounts, utterance_records
+from ..contract import Field
+from ..metric import BaseMetric
+from .alignment import Pair, align
+from .counting import count_edits, sum_edits
+from .error_rate_options import check_options
+
+if TYPE_CHECKING:
+    from ..normalize import TextNormalizer
+
+__all__ = ["COUNTS", "STATES", "ErrorRate", "error_rate_outputs"]
+
+COUNTS = ("sub", "del", "ins", "hit", "ref_len")
+STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
+
+
+def error_rate_outputs(name: str, ci: bool = False) -> tuple[Field, ...]:
+    """The declared outputs of an error rate called ``name``: the rate, its counts, its utterances.
+
+    Args:
+        name: The rate's name ("WER", "CER", "TER").
+        ci: Also declare ``<name>_ci_low`` and ``<name>_ci_high`` (a metric built with ``ci``).
+
+    Returns:
+        The output fields: ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``,
+        ``_utts`` (utterances scored), ``_utt_err`` (percent of them with an error), then the interval.
+
+    >>> [f.name for f in error_rate_outputs("WER")]  # doctest: +NORMALIZE_WHITESPACE
+    ['WER', 'WER_sub', 'WER_del', 'WER_ins', 'WER_hit', 'WER_ref_len', 'WER_utts', 'WER_utt_err']
+    >>> [f.name for f in error_rate_outputs("CER", ci=True)][-2:]
+    ['CER_ci_low', 'CER_ci_high']
+    """
+    fields = [Field(name, "number", label=f"{name} (%)"), *(Field(f"{name}_{count}", "number") for count in COUNTS)]
+    fields += [Field(f"{name}_utts", "number"), Field(f"{name}_utt_err", "number", label=f"{name} utt. errors (%)")]
+    if ci:
+        fields += [Field(f"{name}_ci_low", "number"), Field(f"{name}_ci_high", "number")]
+    return tuple(fields)
+
+
+def _sclite() -> ModuleType:
+    """`lightscore.metrics.sclite_align`, imported on first use: it needs numpy, which ``import lightscore`` avoids."""
+    from . import sclite_align
+
+    return sclite_align
+
+
+class ErrorRate(BaseMetric):
+    """The shared core of `WER`, `CER` and `TER`; a subclass sets ``name`` and ``tokenize``.
+
+    Each text goes through the normalizer, then case folding, then the
+    tokenizer, in ``update`` and in every alignment. An empty hypothesis counts
+    its reference tokens as deletions, an empty reference its hypothesis tokens
+    as insertions.
+
+    Args:
+        case: ``"sensitive"`` (default) or ``"fold"`` (lower-case both sides).
+        alignment: Write ``<name>_alignment`` in `write_artifacts` (default True).
+        aligner: ``"unit"`` (rapidfuzz unit costs, jiwer 4's counts; the default) or ``"sclite"``
+            (NIST sclite's weighted alignment and tie-breaking, `lightscore.metrics.sclite_align`).
+        normalize: A normalizer name of `lightscore.normalize.get_normalizer`: ``"none"`` (default),
+            ``"whisper_english"`` or ``"whisper_basic"``.
+        substitutions: Whole-word replacements after ``normalize``: a ``from<TAB>to`` file or a mapping.
+        fillers: Words to drop after ``normalize``: a list or a file with one word per line.
+        per_utterance: Keep ``(utt_id, S, D, I, ref_len)`` per utterance (a "cat" state, about
+            150 bytes an utterance); ``update`` then needs ``utt_id``. Forced on by ``ci``,
+            ``reports`` and ``report_html``.
+        ci: Coverage of a bootstrap interval of the rate (e.g. 0.95): ``compute()`` adds
+            ``<name>_ci_low`` and ``<name>_ci_high``. None (default) computes none.
+        bootstrap: Bootstrap replicates for ``ci``.
+        seed: Seed of the bootstrap.
+        block_bootstrap: Resample whole speakers instead of utterances (needs ``ci``).
+        utt2spk: A Kaldi ``utt2spk`` file naming each utterance's speaker; without one, the
+            speaker is the utterance id up to its first ``-`` (sclite's ``-i rm``).
+        reports: `write_artifacts` also writes ``<name>_speakers.tsv``, ``<name>_top_errors.tsv``
+            and ``<name>_worst.tsv``.
+        report_html: `write_artifacts` also writes ``<name>_report.html``.
+
+    Raises:
+        TypeError: an argument of the wrong type (``alignment="false"`` is not a bool).
+        ValueError: an unknown case, aligner or normalizer name (the message lists the known
+            ones), ``ci`` outside (0, 1), ``bootstrap`` < 1, ``block_bootstrap`` without ``ci``,
+            or an ``utt2spk`` that is not a file.
+        lightscore.normalize.NormalizerError: a bad substitution or filler rule.
+
+    >>> from lightscore.metrics import CER, WER
+    >>> m = WER(case="fold", aligner="sclite")
+    >>> m.update(ref=["x x x y"], hyp=["X y y"]); m.compute()["WER_del"], m.settings()
+    (1, 'WER case=fold aligner=sclite normalize=none')
+    >>> WER(aligner="kaldi")
+    Traceback (most recent call last):
+    ...
+    ValueError: WER: aligner 'kaldi' is not one of unit, sclite
+    >>> WER(alignment="false")
+    Traceback (most recent call last):
+    ...
+    TypeError: WER: alignment must be a bool, got str 'false'
+    """
+
+    name: ClassVar[str] = "ER"
+    # utt_id is reserved: feed() and MetricCallback fill it from the ids they know, for per-utterance counts.
+    inputs = (Field("ref", "text"), Field("hyp", "text"), Field("utt_id", "text", optional=True))
+    outputs = error_rate_outputs("ER")
+
+    def __init__(
+        self,
+        case: str = "sensitive",
+        alignment: bool = True,
+        aligner: str = "unit",
+        normalize: str = "none",
+        substitutions: str | os.PathLike | Mapping[str, str] | None = None,
+        fillers: str | os.PathLike | Iterable[str] | None = None,
+        per_utterance: bool = False,
+        ci: float | None = None,
+        bootstrap: int = 1000,
+        seed: int = 0,
+        block_bootstrap: bool = False,
+        utt2spk: str | os.PathLike | None = None,
+        reports: bool = False,
+        report_html: bool = False,
+    ) -> None:
+        from ..normalize import get_normalizer  # importlib.metadata: imported when a rate is built
+
+        check_options(
+            type(self).__name__, case=case, alignment=alignment, aligner=aligner, normalize=normalize,
+            substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci, bootstrap=bootstrap,
+            seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports, report_html=report_html,
+        )  # fmt: skip
+        self.case, self.alignment, self.aligner = case, alignment, aligner
+        self.normalize = normalize
+        self.normalizer: TextNormalizer = get_normalizer(normalize, substitutions, fillers)
+        self.per_utterance = per_utterance or ci is not None or reports or report_html
+        self.ci, self.bootstrap, self.seed, self.block_bootstrap = ci, bootstrap, seed, block_bootstrap
+        self.utt2spk = None if utt2spk is None else str(utt2spk)
+        self.reports, self.report_html = reports, report_html
+        self._sum = sum_edits if aligner == "unit" else _sclite().sum_sclite_edits
+        if ci is not None:
+            self.outputs = error_rate_outputs(self.name, ci=True)
+        for state in STATES:
+            self.add_state(state, 0, "sum")
+        if self.per_utterance:
+            # (utt_id, S, D, I, ref_len) per utterance: ranks' lists concatenate, and every
+            # reader sorts them by utt_id, so any split of the rows gives the same records.
+            self.add_state("utterance_counts", [], "cat")
+        super().__init__()
+
+    # -- text to tokens ---------------------------------------------------------------
+
+    def tokenize(self, text: str) -> Sequence:
+        """Split one (normalized, case-folded) text into the tokens the rate counts; a subclass defines it.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER().tokenize("the cat"), CER().tokenize("the cat")
+        (['the', 'cat'], 'the cat')
+        """
+        raise NotImplementedError
+
+    def _normalizes(self) -> bool:
+        norm = self.normalizer
+        return norm.name != "none" or bool(norm.substitutions or norm.fillers)
+
+    def _prepared(self, texts: Sequence[str]) -> Sequence[str]:
+        """``texts`` normalized, then case-folded: what the tokenizer sees."""
+        if self._normalizes():
+            texts = [self.normalizer(text) for text in texts]
+        if self.case == "fold":
+            texts = [text.lower() for text in texts]
+        return texts
+
+    def tokens(self, text: str) -> Sequence:
+        """The tokens this rate counts in one raw text: normalized, case-folded, then tokenized.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(case="fold").tokens("The  Cat"), CER().tokens(" a  b")
+        (['the', 'cat'], 'a b')
+        """
+        return self.tokenize(self._prepared([text])[0])
+
+    def align_tokens(self, ref: Sequence, hyp: Sequence) -> list[Pair]:
+        """The alignment of two token sequences (from `tokens`) with this metric's aligner.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(aligner="sclite").align_tokens("x x x y".split(), "x y y".split())[0]
+        ('x', None, 'D')
+        """
+        return align(ref, hyp) if self.aligner == "unit" else _sclite().sclite_align(ref, hyp)
+
+    def align(self, ref_text: str, hyp_text: str) -> list[Pair]:
+        """The alignment of one raw pair under this metric's normalizer, case, tokenizer and aligner.
+
+        Args:
+            ref_text: The reference, as given to ``update``.
+            hyp_text: The hypothesis.
+
+        Returns:
+            ``(ref token | None, hyp token | None, mark)`` per position, mark C, S, D or I; CER's
+            tokens are characters, a space between words included (reports show it as ``<sp>``).
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(case="fold").align("The cat sat", "the bat")
+        [('the', 'the', 'C'), ('cat', 'bat', 'S'), ('sat', None, 'D')]
+        >>> CER(aligner="sclite").align("a b", "ab")
+        [('a', 'a', 'C'), (' ', None, 'D'), ('b', 'b', 'C')]
+        """
+        return self.align_tokens(self.tokens(ref_text), self.tokens(hyp_text))
+
+    # -- counting -----------------------------------------------------------------------
+
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str], utt_id: Sequence[str] | None = None) -> None:
+        """Add the edit counts of each (ref, hyp) pair.
+
+        Args:
+            ref: Reference texts.
+            hyp: Hypothesis texts, one per reference.
+            utt_id: Utterance ids, one per reference; required with ``per_utterance`` (and
+                ``ci``, ``reports``, ``report_html``), ignored otherwise.
+
+        Raises:
+            ValueError: a malformed batch (`lightscore.metric.check_batch`), or no ``utt_id``
+                while per-utterance counts are kept.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> m = WER(); m.update(ref=["the cat sat"], hyp=["the bat sat down"])
+        >>> m.substitutions, m.deletions, m.insertions, m.hits, m.ref_len, m.error_utterances
+        (1, 0, 1, 2, 3, 1)
+        >>> m = WER(per_utterance=True); m.update(ref=["a b"], hyp=["a"], utt_id=["u1"]); m.utterance_counts
+        [('u1', 0, 1, 0, 2)]
+        >>> WER(per_utterance=True).update(ref=["a b"], hyp=["a"])
+        Traceback (most recent call last):
+        ...
+        ValueError: WER: per-utterance counts need utt_id in every batch (update(ref=..., hyp=..., utt_id=...))
+        """
+        if self.per_utterance and utt_id is None:
+            raise ValueError(
+                f"{self.name}: per-utterance counts need utt_id in every batch (update(ref=..., hyp=..., utt_id=...))"
+            )
+        ref, hyp = self._prepared(ref), self._prepared(hyp)
+        if self.per_utterance:
+            s, d, i, ref_len, errors = self._count_utterances(utt_id, ref, hyp)
+        else:
+            s, d, i, ref_len, errors = self._sum_edits(ref, hyp)
+        self.substitutions += s
+        self.deletions += d
+        self.insertions += i
+        self.hits += ref_len - s - d
+        self.ref_len += ref_len
+        self.utterances += len(ref)
+        self.error_utterances += errors
+
+    def _sum_edits(self, ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, int, int, int]:
+        # A subclass with a cheaper way to the same tokens overrides this (WER, CER).
+        return self._sum(ref, hyp, self.tokenize)
+
+    def _count_utterances(
+        self, utt_ids: Sequence[str], ref: Sequence[str], hyp: Sequence[str]
+    ) -> tuple[int, int, int, int, int]:
+        """Record each pair's counts in ``utterance_counts``; return the batch's totals as `sum_edits` does."""
+        count = count_edits if self.aligner == "unit" else _sclite().sclite_counts
+        tokenize = self.tokenize
+        records = []
+        for utt_id, r, h in zip(utt_ids, ref, hyp):
+            ref_tokens = tokenize(r)
+            s, d, i = (0, 0, 0) if r == h else count(ref_tokens, tokenize(h))
+            records.append((utt_id, s, d, i, len(ref_tokens)))
+        self.utterance_counts.extend(records)
+        totals = [sum(column) for column in zip(*[record[1:] for record in records])] or [0, 0, 0, 0]
+        errors = sum(1 for record in records if record[1] or record[2] or record[3])
+        return totals[0], totals[1], totals[2], totals[3], errors
+
+    def compute(self) -> dict[str, float]:
+        """The rate in percent, (S + D + I) / (H + S + D) * 100, with its counts.
+
+        Returns:
+            ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``, ``_utts`` (utterances
+            scored), ``_utt_err`` (percent of utterances with at least one error, sclite's
+            S.Err: an empty reference with an empty hypothesis is not one), and with ``ci`` the
+            bootstrap interval ``_ci_low``, ``_ci_high`` over the utterances sorted by id.
+
+        Raises:
+            ValueError: the references hold no tokens; with ``ci``, an utterance id scored twice.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> m = WER(); m.update(ref=["the cat sat", "a dog"], hyp=["the bat sat down", "a dog"]); r = m.compute()
+        >>> r["WER"], r["WER_utts"], r["WER_utt_err"]
+        (40.0, 2, 50.0)
+        >>> m = WER(ci=0.9, bootstrap=200)
+        >>> m.update(ref=["a b", "c d", "e"], hyp=["a b", "c x", "f"], utt_id=["u1", "u2", "u3"])
+        >>> r = m.compute(); r["WER_ci_low"] <= r["WER"] <= r["WER_ci_high"]
+        True
+        """
+        result = self._counts()
+        if self.ci is not None:
+            result[f"{self.name}_ci_low"], result[f"{self.name}_ci_high"] = self._interval()
+        return result
+
+    def _counts(self) -> dict[str, float]:
+        """`compute` without the interval: what the alignment file and the TSV reports need."""
+        if self.ref_len == 0:
+            raise ValueError(f"{self.name}: the references hold no tokens, so there is nothing to score")
+        n = self.name
+        return {
+            n: (self.substitutions + self.deletions + self.insertions) / self.ref_len * 100,
+            f"{n}_sub": self.substitutions,
+            f"{n}_del": self.deletions,
+            f"{n}_ins": self.insertions,
+            f"{n}_hit": self.hits,
+            f"{n}_ref_len": self.ref_len,
+            f"{n}_utts": self.utterances,
+            f"{n}_utt_err": self.error_utterances / self.utterances * 100,
+        }
+
+    def _interval(self) -> tuple[float, float]:
+        from ..bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
+
+        records = self.utterance_records()
+        groups = [r.speaker for r in records] if self.block_bootstrap else None
+        errors, ref_lens = [r.errors for r in records], [r.ref_len for r in records]
+        return bootstrap_ci(errors, ref_lens, ci=self.ci, replicates=self.bootstrap, seed=self.seed, groups=groups)
+
+    def settings(self) -> str:
+        """One line naming everything that changes the number: metric, case, aligner, normalizer (and CI).
+
+        >>> from lightscore.metrics import CER, WER
+        >>> CER(case="fold").settings()
+        'CER case=fold aligner=unit normalize=none'
+        >>> WER(ci=0.95, block_bootstrap=True).settings()
+        'WER case=sensitive aligner=unit normalize=none ci=0.95 bootstrap=1000 seed=0 block_bootstrap=speaker'
+        """
+        parts = [self.name, *self._tokenizer_settings()]
+        parts += [f"case={self.case}", f"aligner={self.aligner}", f"normalize={self.normalizer.describe()}"]
+        if self.ci is not None:
+            parts += [f"ci={self.ci}", f"bootstrap={self.bootstrap}", f"seed={self.seed}"]
+            if self.block_bootstrap:
+                parts.append("block_bootstrap=speaker")
+        return " ".join(parts)
+
+    def _tokenizer_settings(self) -> list[str]:
+        return []  # TER names its model
+
+    # -- per utterance ------------------------------------------------------------------
+
+    def utterance_records(self) -> list[UttCounts]:
+        """The per-utterance counts (merged, after ``load_state``), sorted by utterance id, with speakers.
+
+        Returns:
+            One `lightscore.breakdown.UttCounts` per utterance scored.
+
+        Raises:
+            ValueError: the metric keeps no per-utterance counts, an utterance id was scored
+                twice, or ``utt2spk`` lacks a scored utterance.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> m = WER(per_utterance=True)
+        >>> m.update(ref=["a b", "c"], hyp=["a", "c"], utt_id=["spk2-u1", "spk1-u9"])
+        >>> m.utterance_records()  # doctest: +NORMALIZE_WHITESPACE
+        [UttCounts(utt_id='spk1-u9', speaker='spk1', sub=0, dele=0, ins=0, ref_len=1),
+         UttCounts(utt_id='spk2-u1', speaker='spk2', sub=0, dele=1, ins=0, ref_len=2)]
+        """
+        if not self.per_utterance:
+            raise ValueError(f"{self.name}: no per-utterance counts are kept; build it with per_utterance=True")
+        try:
+            return utterance_records(self.utterance_counts, self.utt2spk)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
+
+    def speakers(self) -> dict[str, str]:
+        """Each scored utterance's speaker: from ``utt2spk``, else the id up to its first ``-``.
+
+        Returns:
+            utterance id -> speaker id, sorted by utterance id.
+
+        Raises:
+            ValueError: as `utterance_records`.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> m = CER(per_utterance=True); m.update(ref=["a"], hyp=["a"], utt_id=["spk3-u1"]); m.speakers()
+        {'spk3-u1': 'spk3'}
+        """
+        return {record.utt_id: record.speaker for record in self.utterance_records()}
+
+    # -- artifacts ----------------------------------------------------------------------
+
+    def write_artifacts(self, test_dir: Path) -> None:
+        """Write the alignment file and, when asked for, the breakdown reports in ``test_dir``.
+
+        - ``<name>_alignment`` (unless ``alignment=False``): a Kaldi summary line, a
+          ``# settings: ...`` line, then an sclite-style block per erroneous utterance.
+        - with ``reports``: ``<name>_speakers.tsv`` (`lightscore.breakdown.speaker_table`),
+          ``<name>_top_errors.tsv`` (every substitution, deletion and insertion with its count,
+          most frequent first) and ``<name>_worst.tsv`` (the utterances with the most errors,
+          with their alignment as REF / HYP / Eval lines).
+        - with ``report_html``: ``<name>_report.html`` (`lightscore.report_html.write_report`).
+
+        `lightscore.metrics.error_reports.write_error_artifacts` writes them.
+
+        The rows are re-read from ``self.artifact_inputs`` (set by the runner) and aligned
+        with `align`. ``alignment=False`` without reports writes nothing: on a large corpus
+        the alignment costs more than the scoring itself.
+
+        Args:
+            test_dir: The test set's output folder, already created.
+
+        Raises:
+            ValueError: as `compute` and `utterance_records`.
+
+        >>> import tempfile
+        >>> from lightscore.runner import write_artifacts_of
+        >>> d = Path(tempfile.mkdtemp())
+        >>> _ = (d / "ref.scp").write_text("u1 the cat\\n"); _ = (d / "hyp.scp").write_text("u1 the bat\\n")
+        >>> from lightscore.metrics import CER, WER
+        >>> m = WER(); m.update(ref=["the cat"], hyp=["the bat"])
+        >>> write_artifacts_of(m, {"ref": d / "ref.scp", "hyp": d / "hyp.scp"}, "dev", d)
+        >>> print((d / "dev" / "wer_alignment").read_text())
+        %WER 50.00 [ 1 / 2, 0 ins, 0 del, 1 sub ]
+        # settings: WER case=sensitive aligner=unit normalize=none
+        <BLANKLINE>
+        id: u1
+        Scores: (#C #S #D #I) 1 1 0 0
+        REF:  the cat
+        HYP:  the bat
+        Eval:     S
+        <BLANKLINE>
+        """
+        if not (self.alignment or self.reports or self.report_html):
+            return
+        from .error_reports import write_error_artifacts
+
+        # Only the HTML page shows the interval: the bootstrap is not run again for the text files.
+        write_error_artifacts(self, test_dir, self.compute() if self.report_html else self._counts())

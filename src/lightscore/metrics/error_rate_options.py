@@ -1,0 +1,108 @@
+"""The checks of an error rate's options: every wrong type or value refused before anything is counted.
+
+`check_options` is what `lightscore.metrics.error_rate.ErrorRate` runs first;
+each error names the metric and the option (``WER: aligner 'kaldi' is not one
+of unit, sclite``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ALIGNERS", "CASES", "check_choice", "check_options", "check_type"]
+
+CASES = ("sensitive", "fold")
+ALIGNERS = ("unit", "sclite")
+
+
+def check_type(owner: str, name: str, value: Any, kinds: tuple[type, ...], what: str) -> None:
+    """Raise TypeError unless ``value`` is one of ``kinds``; a bool is no int here.
+
+    Args:
+        owner: Who checks (the metric's name), first in the message.
+        name: The option's name.
+        value: Its value.
+        kinds: The accepted types.
+        what: The accepted types in words, for the message.
+
+    Raises:
+        TypeError: ``value`` is none of ``kinds``.
+
+    >>> check_type("WER", "seed", True, (int,), "an int")
+    Traceback (most recent call last):
+    ...
+    TypeError: WER: seed must be an int, got bool True
+    """
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise TypeError(f"{owner}: {name} must be {what}, got {type(value).__name__} {value!r}")
+
+
+def check_choice(owner: str, name: str, value: Any, choices: Sequence[str]) -> None:
+    """Raise unless ``value`` is one of the strings ``choices``.
+
+    Args:
+        owner: Who checks (the metric's name).
+        name: The option's name.
+        value: Its value.
+        choices: The accepted strings.
+
+    Raises:
+        TypeError: ``value`` is not a string.
+        ValueError: ``value`` is not one of ``choices`` (the message lists them).
+
+    >>> check_choice("WER", "case", "upper", CASES)
+    Traceback (most recent call last):
+    ...
+    ValueError: WER: case 'upper' is not one of sensitive, fold
+    """
+    check_type(owner, name, value, (str,), "a string")
+    if value not in choices:
+        raise ValueError(f"{owner}: {name} {value!r} is not one of {', '.join(choices)}")
+
+
+def check_options(owner: str, **options: Any) -> None:
+    """Check every option `lightscore.metrics.error_rate.ErrorRate` takes (all of them, by keyword).
+
+    Args:
+        owner: The metric's name, first in every message.
+        **options: case, alignment, aligner, normalize, substitutions, fillers, per_utterance,
+            ci, bootstrap, seed, block_bootstrap, utt2spk, reports, report_html.
+
+    Raises:
+        TypeError: an option of the wrong type (``alignment="false"`` is not a bool).
+        ValueError: an unknown case, aligner or normalizer, ``ci`` outside (0, 1),
+            ``bootstrap`` < 1, a negative ``seed``, ``block_bootstrap`` without ``ci``,
+            or an ``utt2spk`` that is not a file.
+
+    >>> check_options("CER", case="fold", aligner="unit", normalize="none", ci=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: CER: ci 1.5 is not between 0 and 1 (e.g. 0.95)
+    """
+    # Imported here: importlib.metadata alone costs ``lightscore score --help`` 16 ms.
+    from ..normalize import NAMES as NORMALIZERS
+
+    o = {"ci": None, "bootstrap": 1, "seed": 0, "block_bootstrap": False, "utt2spk": None, **options}
+    check_choice(owner, "case", o["case"], CASES)
+    check_choice(owner, "aligner", o["aligner"], ALIGNERS)
+    check_choice(owner, "normalize", o["normalize"], NORMALIZERS)
+    for flag in ("alignment", "per_utterance", "block_bootstrap", "reports", "report_html"):
+        check_type(owner, flag, o.get(flag, False), (bool,), "a bool")
+    path, nothing = (str, os.PathLike), type(None)
+    check_type(owner, "substitutions", o.get("substitutions"), (*path, Mapping, nothing), "a path or a mapping")
+    check_type(owner, "fillers", o.get("fillers"), (*path, list, tuple, set, frozenset, nothing), "a path or a list")
+    check_type(owner, "ci", o["ci"], (float, nothing), "a float such as 0.95, or None")
+    check_type(owner, "bootstrap", o["bootstrap"], (int,), "an int")
+    check_type(owner, "seed", o["seed"], (int,), "an int")
+    check_type(owner, "utt2spk", o["utt2spk"], (*path, nothing), "a path or None")
+    if o["ci"] is not None and not 0 < o["ci"] < 1:
+        raise ValueError(f"{owner}: ci {o['ci']!r} is not between 0 and 1 (e.g. 0.95)")
+    if o["bootstrap"] < 1 or o["seed"] < 0:
+        raise ValueError(f"{owner}: bootstrap must be >= 1 and seed >= 0, got {o['bootstrap']} and {o['seed']}")
+    if o["block_bootstrap"] and o["ci"] is None:
+        raise ValueError(f"{owner}: block_bootstrap resamples speakers for ci, which is not set")
+    if o["utt2spk"] is not None and not Path(o["utt2spk"]).is_file():
+        raise ValueError(f"{owner}: utt2spk {str(o['utt2spk'])!r} is not a file")
