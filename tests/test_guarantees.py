@@ -216,3 +216,25 @@ def test_a_result_whose_artifacts_cannot_be_written_is_kept(decode: Path) -> Non
         measure({"inference_dir": str(decode), "metrics": entries})
     written = json.loads((decode / "metrics.json").read_text())
     assert written["w"]["dev"] == {"words": 5} and written["wer"]["dev"]["WER"] == pytest.approx(100 / 6)
+
+
+@pytest.mark.parametrize(
+    ("test_names", "message"),
+    [
+        ({"test": 5}, r"test_names\['test'\] must be a name or a list of names"),
+        ({"tset": "x"}, "names the stage 'tset'"),
+    ],
+)
+def test_callback_test_names_are_checked_with_a_clear_error(test_names: dict, message: str) -> None:
+    from lightscore.lightning import MetricCallback
+    from lightscore.metrics import WER
+
+    with pytest.raises(ValueError, match=message):
+        MetricCallback(WER(), test_names=test_names)
+
+
+def test_a_non_string_step_value_names_the_input_and_row() -> None:
+    from lightscore.metrics import WER
+
+    with pytest.raises(ValueError, match=r"input 'hyp' is text, but row 1 is a int \(7\)"):
+        WER().update(ref=["a", "b"], hyp=["a", 7])

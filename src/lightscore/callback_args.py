@@ -21,7 +21,7 @@ __all__ = [
     "check_count",
     "check_stages",
     "input_keys",
-    "name_list",
+    "check_test_names",
     "prefixes",
 ]
 
@@ -93,5 +93,26 @@ def prefixes(prefix: str | Mapping[str, str] | None) -> dict[str, str]:
     return {**DEFAULT_PREFIX, **(prefix or {})}
 
 
-def name_list(names: str | Sequence[str]) -> list[str]:
-    return [check_test_name(n) for n in ([names] if isinstance(names, str) else names)]
+def check_test_names(test_names: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """``test_names`` as stage -> list of names by dataloader index, every name a plain token.
+
+    >>> check_test_names({"validate": ["dev", "other"], "test": "test-clean"})
+    {'validate': ['dev', 'other'], 'test': ['test-clean']}
+    >>> check_test_names({"test": 5})
+    Traceback (most recent call last):
+    ...
+    ValueError: MetricCallback: test_names['test'] must be a name or a list of names (one per dataloader), got 5
+    """
+    if not isinstance(test_names, (Mapping, type(None))):
+        raise ValueError(f"MetricCallback: test_names must map a stage to its test name(s), got {test_names!r}")
+    lists = {}
+    for stage, names in (test_names or {}).items():
+        if stage not in STAGES:
+            raise ValueError(f"MetricCallback: test_names names the stage {stage!r}, not one of {list(STAGES)}")
+        if not isinstance(names, (str, list, tuple)):
+            raise ValueError(
+                f"MetricCallback: test_names[{stage!r}] must be a name or a list of names (one per dataloader), "
+                f"got {names!r}"
+            )
+        lists[stage] = [check_test_name(n) for n in ([names] if isinstance(names, str) else names)]
+    return lists

@@ -34,7 +34,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 from lightning.pytorch.utilities.warnings import PossibleUserWarning
 
 from .batch import check_lengths, feed
-from .callback_args import STAGES, as_named, check_count, check_stages, input_keys, name_list, prefixes
+from .callback_args import STAGES, as_named, check_count, check_stages, check_test_names, input_keys, prefixes
 from .contract import UTT_ID
 from .distributed import gather_outcomes
 from .metric import BaseMetric, merged_result
@@ -104,7 +104,7 @@ class MetricCallback(Callback):
         self.save_dir = None if save_dir is None else Path(save_dir)
         self.save_stages = self.stages if save_stages is None else check_stages(save_stages)
         self.utt_id_key = utt_id_key
-        self.test_names = {stage: name_list(names) for stage, names in (test_names or {}).items()}
+        self.test_names = check_test_names(test_names)
         self.log_samples = check_count(log_samples)
         self.results: dict[str, dict[str, float]] = {}
         self.samples: dict[str, list[Sample]] = {}  # the last worst-utterance rows, by logged tag
