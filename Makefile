@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo demo-quick lint bench clean
+.PHONY: install test test-fast demo demo-quick lint bench clean
 
 install: $(STAMP)
 
@@ -15,9 +15,15 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
 	touch $(STAMP)
 
+# The whole suite, slow end-to-end runs included, on 2 workers (the multi-process tests pick free ports).
 test: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks examples
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
+
+# The quick loop: everything but the tests marked slow.
+test-fast: $(STAMP)
+	$(PY) -m ruff check src tests benchmarks examples
+	$(PY) -m pytest -n 2 -m "not slow"
 
 demo: $(STAMP)
 	$(PY) examples/lightning_recipe/run.py

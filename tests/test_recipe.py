@@ -30,8 +30,9 @@ from lightscore.scp import read_scp
 
 ROOT = Path(__file__).resolve().parents[1]
 UTTS = 7
-SHARED = [f"{m}{suffix}" for m in ("WER", "CER") for suffix in ("", "_sub", "_del", "_ins", "_hit", "_ref_len")]
-MEASURE_ONLY = [f"TER{suffix}" for suffix in ("", "_sub", "_del", "_ins", "_hit", "_ref_len")]
+SUFFIXES = ("", "_sub", "_del", "_ins", "_hit", "_ref_len", "_utts", "_utt_err")
+SHARED = [f"{m}{suffix}" for m in ("WER", "CER") for suffix in SUFFIXES]
+MEASURE_ONLY = [f"TER{suffix}" for suffix in SUFFIXES]
 
 
 def run_recipe(exp_dir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -115,6 +116,7 @@ def test_two_devices_test_a_checkpoint_exactly_as_one_device(one_device: tuple[P
         assert (tmp_path / "decode/test" / name).read_text() == (exp_dir / "decode/test" / name).read_text()
 
 
+@pytest.mark.slow
 def test_quick_run_learns(tmp_path: Path) -> None:
     """``--quick`` (the CI-sized demo) must still show a model learning: the best val/WER well below the first."""
     stdout = run_recipe(tmp_path, "--quick").stdout
