@@ -6,8 +6,10 @@ skipped; LF and CRLF endings are accepted, and a UTF-8 byte-order mark at the
 start of a file is skipped. A carriage return followed by anything but a line
 feed (old Mac CR-only endings) is refused: read by lines, such a file would be
 one utterance. An utterance id that comes twice in the files read in lockstep
-(`iter_rows`, `iter_row_batches`) is refused when the first file has been read
-to its end (the check keeps 8 bytes per line).
+(`iter_rows`, `iter_row_batches`) is refused: at once when the first file is
+sorted by id up to there (nothing is kept while the ids increase, as Kaldi,
+ESPnet and `write_scp` files do), else when it has been read to its end (the
+check then keeps 8 bytes per line).
 
 Writes go to a temporary file ``.<name>.lightscore-tmp-<host>-<pid>-<random>``
 beside the target, renamed onto it when complete; see `atomic_open`.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import itertools
+import operator
 import os
 import secrets
 import signal
@@ -186,22 +189,36 @@ def _open(path: str | os.PathLike) -> BinaryIO:
 
 
 def _read(path: str | os.PathLike, seen: _SeenIds | None) -> Iterator[Row]:
-    """The rows of ``path`` (this rank's, for a shard); the ids of other ranks' rows go to ``seen``."""
+    """The rows of ``path`` (this rank's, for a shard); for a shard, every row's id, other ranks' too, goes to ``seen``.
+
+    The ids reach ``seen`` in file order: `_own_lines` gives it the ids of the
+    rows it skips before it yields the next row of this rank, whose id is given
+    here. The rows of a whole file are given to ``seen`` by the caller, a batch at a time.
+    """
     with _open(path) as f:
         lines = enumerate(f, 1)
-        if isinstance(path, ScpShard) and path.world > 1:
+        add = None
+        if _is_shard(path):
             lines = _own_lines(path, lines, seen)
+            add = seen.add if seen is not None else None
         for number, raw in lines:
             parsed = _parse(path, number, raw)
             if parsed is not None:
+                if add is not None:
+                    add(number, parsed[0])
                 yield number, parsed[0], parsed[1]
+
+
+def _is_shard(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is an `ScpShard` that skips rows (world above 1)."""
+    return isinstance(path, ScpShard) and path.world > 1
 
 
 def _own_lines(
     shard: ScpShard, lines: Iterator[tuple[int, bytes]], seen: _SeenIds | None
 ) -> Iterator[tuple[int, bytes]]:
-    """The numbered lines of ``shard``'s rows; another rank's row is not parsed, only its id hashed into ``seen``."""
-    add = seen.hashes.append if seen is not None else None
+    """The numbered lines of ``shard``'s rows; another rank's row is not parsed, only its id given to ``seen``."""
+    add = seen.add if seen is not None else None
     row = -1
     for number, raw in lines:
         # A visible ASCII first byte makes a row; any other line is parsed to tell whether it is blank.
@@ -211,8 +228,10 @@ def _own_lines(
         if row % shard.world == shard.rank:
             yield number, raw
         elif add is not None:
+            # Decoded, not split as bytes: bytes.split does not end an id at U+00A0, U+001C and the other
+            # Unicode whitespace str.split ends it at, and checking for those would cost what decoding costs.
             try:
-                add(_id_hash(raw.decode("utf-8").split(None, 1)[0]))
+                add(number, raw.decode("utf-8").split(None, 1)[0])
             except UnicodeDecodeError:
                 _parse(shard, number, raw)  # raises the error naming the line
 
@@ -243,25 +262,68 @@ def _utf16_note(number: int, raw: bytes) -> str:
 
 
 class _SeenIds:
-    """The utterance ids of one file as 8-byte hashes (8 MB per million lines), checked once the file has ended.
+    """Finds an utterance id that comes twice in one file, given the file's ids in order with their line numbers.
 
-    A repeated hash is confirmed by reading the file again, so a hash collision
-    never raises; the second read also finds both line numbers.
+    While each id is greater than the one before (string order), none can
+    repeat, so nothing is kept: a sorted file costs one comparison a row. An
+    id equal to the one before is refused at once (with its batch, from `extend`). At the first id smaller
+    than the one before, the file is read again up to that line to hash the
+    ids so far, and from then on every id is kept as an 8-byte hash (8 MB per
+    million lines), checked when the file has ended; a repeated hash is
+    confirmed by reading the file again, so a hash collision never raises,
+    and that read finds both line numbers.
     """
+
+    __slots__ = ("by_reader", "hashes", "last", "last_line", "path")
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = path
-        self.hashes = array("q")
+        self.by_reader = _is_shard(path)  # a shard's reader gives every row's id to `add`; else the caller does
+        self.last = ""  # the previous id while the ids increase; "" sorts before any id
+        self.last_line = 0
+        self.hashes: array | None = None  # the ids' hashes, from the first id out of order on
 
-    def extend(self, ids: Iterable[str]) -> None:
-        self.hashes.extend(map(_id_hash, ids))
+    def add(self, number: int, utt_id: str) -> None:
+        """Take the id of the file's next row, at line ``number``."""
+        if self.hashes is not None:
+            self.hashes.append(_id_hash(utt_id))
+        elif utt_id > self.last:
+            self.last, self.last_line = utt_id, number
+        elif utt_id == self.last:
+            raise _duplicate(self.path, utt_id, self.last_line, number)
+        else:
+            self.hashes = _hashes_before(self.path, number)
+            self.hashes.append(_id_hash(utt_id))
+
+    def extend(self, rows: list[Row], ids: list[str]) -> None:
+        """Take the file's next rows, whose ids are ``ids``: `add` for each, in C while they increase."""
+        if self.hashes is None and ids and self.last < ids[0] and all(map(operator.lt, ids, ids[1:])):
+            self.last, self.last_line = ids[-1], rows[-1][0]
+        elif self.hashes is not None:
+            self.hashes.extend(map(_id_hash, ids))
+        else:
+            for number, utt_id, _ in rows:
+                self.add(number, utt_id)
 
     def check(self) -> None:
-        """Raise `ScpError` for the first id that really comes twice."""
+        """Raise `ScpError` for the first id that really comes twice (nothing to do while the ids increased)."""
+        if self.hashes is None:
+            return
         repeated = _repeated(self.hashes)
         self.hashes = array("q")
         if repeated:
             _raise_first_duplicate(self.path, repeated)
+
+
+def _hashes_before(path: str | os.PathLike, number: int) -> array:
+    """The hashes of the ids on the lines of ``path`` before line ``number`` (the whole file for a shard)."""
+    hashes = array("q")
+    with _open(path) as f:
+        for line, raw in zip(range(1, number), f):  # range first: zip stops without reading line ``number``
+            parsed = _parse(path, line, raw)
+            if parsed is not None:
+                hashes.append(_id_hash(parsed[0]))
+    return hashes
 
 
 def _repeated(hashes: array) -> set[int]:
@@ -287,9 +349,12 @@ def _raise_first_duplicate(path: str | os.PathLike, repeated: set[int]) -> None:
             if parsed is not None and _id_hash(parsed[0]) in repeated:
                 earlier = first.setdefault(parsed[0], number)
                 if earlier != number:
-                    raise ScpError(
-                        f"{path}: utterance id {_shown(parsed[0])} appears twice, at lines {earlier} and {number}"
-                    )
+                    raise _duplicate(path, parsed[0], earlier, number)
+
+
+def _duplicate(path: str | os.PathLike, utt_id: str, first: int, second: int) -> ScpError:
+    """The error for ``utt_id`` found at lines ``first`` and ``second`` of ``path``."""
+    return ScpError(f"{path}: utterance id {_shown(utt_id)} appears twice, at lines {first} and {second}")
 
 
 def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dict[str, str]]]:
@@ -306,7 +371,8 @@ def iter_rows(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
     Raises:
         ScpMismatchError: ``paths`` is empty (at once); the ids differ at a row, or one
             file ends before another (naming both files, the line numbers and both ids).
-        ScpError: A malformed line, or an id repeated in the first file (once it has ended).
+        ScpError: A malformed line, or an id repeated in the first file (at once if the ids
+            increased up to it, else once the file has ended).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -324,12 +390,13 @@ def _lockstep(paths: Mapping[str, str | os.PathLike]) -> Iterator[tuple[str, dic
     # Only the first file's ids are checked for repeats: the others must equal them row by row.
     keys = list(paths)
     seen = _SeenIds(paths[keys[0]])
-    add = seen.hashes.append
+    add = None if seen.by_reader else seen.add
     readers = [_read(paths[keys[0]], seen)] + [_read(paths[k], None) for k in keys[1:]]
     first_key, first = keys[0], readers[0]
     others = list(zip(keys[1:], readers[1:]))
     for lead in first:
-        add(_id_hash(lead[1]))
+        if add is not None:
+            add(lead[0], lead[1])
         row = {first_key: lead[2]}
         for key, reader in others:
             other = next(reader, None)
@@ -351,7 +418,8 @@ def iter_row_batches(
 
     The ids of a batch are compared in one list comparison; a difference
     raises before the batch that holds it comes out, and an id repeated in the
-    first file raises before its last batch comes out.
+    first file raises before its last batch comes out (before the batch that
+    repeats it when the ids increased up to there, as in a sorted file).
 
     Args:
         paths: Input key -> SCP file (or `ScpShard`); the first file leads.
@@ -397,7 +465,8 @@ def _batches(paths: Mapping[str, str | os.PathLike], size: int) -> Iterator[tupl
             raise _mismatch(
                 paths, keys[0], lead[row] if row < len(lead) else None, key, other[row] if row < len(other) else None
             )
-        seen.extend(ids)
+        if not seen.by_reader:
+            seen.extend(lead, ids)
         if len(ids) < size:  # the first file has ended
             seen.check()
         if not ids:
