@@ -16,7 +16,7 @@ from example_metrics import WordCount
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore import ScpError, ScpMismatchError, scp
+from lightscore import ScpError, ScpMismatchError, scp_ids
 from lightscore.scp import (
     ScpShard,
     atomic_open,
@@ -322,7 +322,7 @@ def test_unique_ids_pass_even_when_their_hashes_collide(write_scp_file, monkeypa
     # Out of order from the second id on, so every id is hashed (a sorted file stores no hash).
     order = ["u4", "u0", "u3", "u1", "u2"]
     path = write_scp_file("hyp.scp", [(u, "a") for u in order])
-    monkeypatch.setattr(scp, "_id_hash", lambda utt_id: 7)
+    monkeypatch.setattr(scp_ids, "_id_hash", lambda utt_id: 7)
     assert [ids for ids, _ in iter_row_batches({"hyp": path}, 2)] == [["u4", "u0"], ["u3", "u1"], ["u2"]]
     assert [u for u, _ in iter_rows({"hyp": path})] == order
 
