@@ -98,7 +98,8 @@ def test_two_ranks_write_what_one_process_writes(two_copies):
     expected, got = outputs(single), outputs(sharded)
     assert sorted(got) == ["metrics.json", "test-clean/cer_alignment", "test-clean/wer_alignment",
                            "test-other/cer_alignment", "test-other/wer_alignment"]  # fmt: skip
-    assert got == expected
+    assert got == expected  # the alignment files were written in parts, one per rank, and joined in order
+    assert not [p.name for p in sharded.rglob("*") if ".part" in p.name]
     results = json.loads(got["metrics.json"])
     assert results["wer"]["test-clean"]["WER_ref_len"] > 100  # every row was counted once, not half of them
     assert results["wer"]["test-clean"]["WER"] > 0
@@ -130,3 +131,12 @@ def test_shards_partition_the_rows_in_file_order(tmp_path):
     rows = list(read_scp(ref))
     shards = [list(read_scp(ScpShard(ref, rank, 3))) for rank in range(3)]
     assert [shards[i % 3][i // 3] for i in range(len(rows))] == rows
+
+
+def test_block_shards_partition_the_rows_into_contiguous_runs(tmp_path):
+    write_decode(tmp_path / "d")
+    ref = tmp_path / "d" / "test-clean" / "ref.scp"
+    rows = list(read_scp(ref))
+    blocks = [list(read_scp(ScpShard(ref, rank, 3, rows=len(rows)))) for rank in range(3)]
+    assert [row for block in blocks for row in block] == rows
+    assert max(map(len, blocks)) - min(map(len, blocks)) <= 1

@@ -130,6 +130,7 @@ class BaseMetric(ABC):
     chunk_size: ClassVar[int] = 1000
     collect_artifacts: bool = False
     artifact_inputs: Mapping[str, Any] | None = None
+    artifact_part: tuple[int, int] | None = None  # (rank, world) while write_artifacts writes one rank's part
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Wrap each subclass's own ``update`` so every batch is checked before it runs."""
@@ -299,6 +300,31 @@ class BaseMetric(ABC):
 
         >>> from lightscore.metrics import WER
         >>> WER(alignment=False).write_artifacts(Path("exp/metrics/test-clean")) is None
+        True
+        """
+
+    def writes_artifact_parts(self) -> bool:
+        """Whether `write_artifacts` can write one rank's part of its files; False by default.
+
+        When True and several ranks score a test set, every rank calls
+        `write_artifacts` with ``artifact_part = (rank, world)`` and
+        ``artifact_inputs`` holding its contiguous block of rows, then rank 0
+        calls `join_artifact_parts`: the artifact is no longer written by one
+        rank alone.
+
+        >>> from lightscore.metrics import WER
+        >>> WER().writes_artifact_parts(), WER(reports=True).writes_artifact_parts()
+        (True, False)
+        """
+        return False
+
+    def join_artifact_parts(self, test_dir: Path, world: int) -> None:
+        """Join the ``world`` parts the ranks wrote in ``test_dir`` into whole files, in rank order (rank 0 runs it).
+
+        A no-op by default; a metric whose `writes_artifact_parts` is True implements it.
+
+        >>> from lightscore.metrics import CER
+        >>> BaseMetric.join_artifact_parts(CER(), Path("exp/metrics/test-clean"), 2) is None
         True
         """
 

@@ -123,8 +123,18 @@ def update_from_files(
     return metric.state()
 
 
-def write_artifacts_of(metric: BaseMetric, data: Mapping[str, Any], test_name: str, output_dir: str | Path) -> None:
+def write_artifacts_of(
+    metric: BaseMetric,
+    data: Mapping[str, Any],
+    test_name: str,
+    output_dir: str | Path,
+    part: tuple[int, int] | None = None,
+) -> None:
     """Run ``metric.write_artifacts(output_dir / test_name)`` with ``artifact_inputs`` set to ``data``.
+
+    With ``part=(rank, world)``, ``artifact_inputs`` holds this rank's contiguous
+    block of rows and ``metric.artifact_part`` is set: the metric writes its part
+    (see `BaseMetric.writes_artifact_parts`).
 
     >>> import tempfile
     >>> from lightscore.metrics import WER
@@ -137,11 +147,14 @@ def write_artifacts_of(metric: BaseMetric, data: Mapping[str, Any], test_name: s
     """
     test_dir = Path(output_dir) / test_name
     test_dir.mkdir(parents=True, exist_ok=True)
-    metric.artifact_inputs = dict(data)
+    if part is not None:
+        rank, world = part
+        data = {name: ScpShard(path, rank, world, rows=count_scp_rows(path)) for name, path in data.items()}
+    metric.artifact_inputs, metric.artifact_part = dict(data), part
     try:
         metric.write_artifacts(test_dir)
     finally:
-        metric.artifact_inputs = None
+        metric.artifact_inputs, metric.artifact_part = None, None
 
 
 def _update_job(job: Job, rank: int, world: int, collect: bool, progress: Progress | None) -> Any:
@@ -200,14 +213,33 @@ def score_jobs(
         except Exception as e:
             outcomes.append(e)
             continue
-        if collect and rank == 0:
-            try:
-                write_artifacts_of(job.metric, job.data, job.test_name, output_dir)
-            except Exception as e:  # the result stands; only its files are missing
-                outcomes.append(ArtifactError(result, e))
-                continue
-        outcomes.append(result)
+        error = _write_artifacts(job, output_dir, rank, world) if collect else None
+        # The result stands when only its files are missing.
+        outcomes.append(result if error is None else ArtifactError(result, error))
     return outcomes
+
+
+def _write_artifacts(job: Job, output_dir: str | Path, rank: int, world: int) -> BaseException | None:
+    """Write one job's artifacts: each rank its part when the metric can, else rank 0 alone; the error, if any."""
+    parts = world > 1 and job.metric.writes_artifact_parts()  # the same answer on every rank
+    error = None
+    if parts or rank == 0:
+        try:
+            write_artifacts_of(job.metric, job.data, job.test_name, output_dir, part=(rank, world) if parts else None)
+        except Exception as e:
+            error = e
+    if not parts:
+        return error
+    # Every rank's part is on disk (or its error is known) before rank 0 joins them.
+    errors = [e for e in gather_outcomes([error])[0] if isinstance(e, BaseException)]
+    if errors:
+        return errors[0]
+    if rank == 0:
+        try:
+            job.metric.join_artifact_parts(Path(output_dir) / job.test_name, world)
+        except Exception as e:
+            return e
+    return None
 
 
 def score_one(

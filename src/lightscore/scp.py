@@ -133,13 +133,16 @@ def _own_lines(
 ) -> Iterator[tuple[int, bytes]]:
     """The numbered lines of ``shard``'s rows; another rank's row is not parsed, only its id given to ``seen``."""
     add = seen.add if seen is not None else None
+    rank, world = shard.rank, shard.world  # `ScpShard.owns`, inlined: this runs once per line
+    first = None if shard.rows is None else rank * shard.rows // world
+    stop = None if shard.rows is None else (rank + 1) * shard.rows // world
     row = -1
     for number, raw in lines:
         # A visible ASCII first byte makes a row; any other line is parsed to tell whether it is blank.
         if not 32 < raw[0] < 127 and parse_raw(shard, number, raw) is None:
             continue
         row += 1
-        if row % shard.world == shard.rank:
+        if (row % world == rank) if first is None else (first <= row < stop):
             yield number, raw
         elif add is not None:
             # Decoded, not split as bytes: bytes.split does not end an id at U+00A0, U+001C and the other

@@ -91,10 +91,28 @@ class ScpShard:
     path: str | os.PathLike
     rank: int
     world: int
+    rows: int | None = None  # set: the rank's rows are one contiguous block of this many (see `owns`)
 
     def __post_init__(self) -> None:
         if not 0 <= self.rank < self.world:
             raise ValueError(f"{self.path}: shard rank {self.rank} is not in 0..{self.world - 1}")
+
+    def owns(self, row: int) -> bool:
+        """Whether row ``row`` (0-based, blank lines not counted) is this rank's.
+
+        Round robin by default (``row % world == rank``: ranks finish together);
+        with ``rows`` set, the rank's rows are the contiguous block
+        ``rank * rows // world`` up to ``(rank + 1) * rows // world``, so parts
+        written per rank join in file order.
+
+        >>> [ScpShard("x.scp", 1, 2).owns(i) for i in range(4)]
+        [False, True, False, True]
+        >>> [ScpShard("x.scp", 1, 2, rows=4).owns(i) for i in range(4)]
+        [False, False, True, True]
+        """
+        if self.rows is None:
+            return row % self.world == self.rank
+        return self.rank * self.rows // self.world <= row < (self.rank + 1) * self.rows // self.world
 
     def __fspath__(self) -> str:
         return os.fspath(self.path)

@@ -403,6 +403,16 @@ class ErrorRate(BaseMetric):
 
     # -- artifacts ----------------------------------------------------------------------
 
+    def writes_artifact_parts(self) -> bool:
+        """True when only the alignment file is written: each rank writes the blocks of its rows."""
+        return self.alignment and not self.reports and not self.report_html
+
+    def join_artifact_parts(self, test_dir: Path, world: int) -> None:
+        """Join the ranks' parts of ``<name>_alignment`` (`lightscore.metrics.error_reports.join_alignment_parts`)."""
+        from .error_reports import join_alignment_parts
+
+        join_alignment_parts(self, test_dir, world)
+
     def write_artifacts(self, test_dir: Path) -> None:
         """Write the alignment file and, when asked for, the breakdown reports in ``test_dir``.
 

@@ -17,6 +17,7 @@ Every file is written atomically (`lightscore.scp.atomic_open`).
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import nullcontext
 from pathlib import Path
@@ -29,7 +30,7 @@ from .alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
 if TYPE_CHECKING:
     from .error_rate import ErrorRate
 
-__all__ = ["WORST_UTTERANCES", "error_rows", "write_error_artifacts"]
+__all__ = ["WORST_UTTERANCES", "error_rows", "join_alignment_parts", "write_error_artifacts"]
 
 WORST_UTTERANCES = 100  # rows of <name>_worst.tsv
 
@@ -63,8 +64,9 @@ def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result
     errors: list[list[Pair]] = []  # the error pairs only: top_errors needs no correct token
     worst_pairs: dict[str, list[Pair]] = {}
     every: list[tuple[str, list[Pair]]] = []
-    with atomic_open(f"{stem}_alignment") if metric.alignment else nullcontext() as f:
-        if f is not None:
+    rank = metric.artifact_part[0] if metric.artifact_part else None
+    with atomic_open(_alignment_path(stem, rank)) if metric.alignment else nullcontext() as f:
+        if f is not None and not rank:  # the whole file, or rank 0's part, starts with the summary
             f.write(f"{kaldi_summary(metric.name, result)}\n# settings: {metric.settings()}\n")
         for utt_id, pairs in _alignments(metric, correct_too=metric.report_html):
             if f is not None and pairs is not None and any(mark != "C" for _, _, mark in pairs):
@@ -81,6 +83,35 @@ def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result
         _write_reports(stem, records, worst, worst_pairs, errors)
     if metric.report_html:
         _write_html(metric, stem, result, records, every, errors)
+
+
+def _alignment_path(stem: str, rank: int | None) -> str:
+    """``<stem>_alignment``, or one rank's hidden part of it."""
+    if rank is None:
+        return f"{stem}_alignment"
+    folder, name = os.path.split(stem)
+    return os.path.join(folder, f".{name}_alignment.part{rank}")
+
+
+def join_alignment_parts(metric: ErrorRate, test_dir: str | os.PathLike, world: int) -> None:
+    """Join the ranks' parts of ``<name>_alignment`` in rank order (their rows are contiguous blocks), atomically.
+
+    >>> import tempfile
+    >>> from lightscore.metrics import WER
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / ".wer_alignment.part0").write_text("%WER ...\\n")
+    >>> _ = (d / ".wer_alignment.part1").write_text("id: u9\\n")
+    >>> join_alignment_parts(WER(), d, 2); (d / "wer_alignment").read_text(), sorted(p.name for p in d.iterdir())
+    ('%WER ...\\nid: u9\\n', ['wer_alignment'])
+    """
+    stem = str(Path(test_dir) / metric.name.lower())
+    parts = [Path(_alignment_path(stem, rank)) for rank in range(world)]
+    with atomic_open(_alignment_path(stem, None)) as out:
+        for part in parts:
+            with open(part, encoding="utf-8") as f:
+                shutil.copyfileobj(f, out)
+    for part in parts:
+        part.unlink()
 
 
 def _alignments(metric: ErrorRate, correct_too: bool) -> Iterator[tuple[str, list[Pair] | None]]:
