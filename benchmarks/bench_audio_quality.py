@@ -14,7 +14,9 @@ pairs, timed side by side in one run. Rows:
   of every step ESPnet's ``evaluate_f0.py`` takes (pyworld F0 + cheaptrick,
   pysptk.sp2mc, fastdtw), and the torchaudio F0 RMSE + correlation that
   `SignalMetrics` computes today. Harvest (ESPnet's extractor) is slow, so
-  its table runs on the first ``--harvest-pairs`` pairs.
+  its table runs on the first ``--harvest-pairs`` pairs;
+- lightscore's fast approximations (`lightscore.metrics.signal`: snr,
+  si_snr, sdr, lsd, mcd on torch tensors), for their RTF.
 
 The real-time factor (RTF) is seconds of computing per second of hyp audio
 (both signals of a pair are analysed); under 1 is faster than real time.
@@ -23,6 +25,7 @@ The real-time factor (RTF) is seconds of computing per second of hyp audio
 from __future__ import annotations
 
 import argparse
+import functools
 import tempfile
 from pathlib import Path
 
@@ -37,12 +40,9 @@ from fastdtw import fastdtw
 from pesq import pesq
 from scipy import spatial
 
+from lightscore.metrics import signal
 from lightscore.metrics import speech_quality as sq
-
-try:  # the lead is moving the torch signal measures into their own module
-    from lightscore.metrics.signal import f0_corr, f0_rmse
-except ImportError:
-    from lightscore.metrics.audio import f0_corr, f0_rmse
+from lightscore.metrics.signal import f0_corr, f0_rmse
 
 RATE, SECONDS = 16000, 4.0
 FLOOR_TARGET = 1.3
@@ -172,6 +172,13 @@ def f0_section(pairs, method: str, repeats: int) -> None:
     print(f"- {ours} time / ESPnet's steps in a plain loop: {rows[ours].median / espnet:.2f}x\n")
 
 
+def fast_section(pairs, repeats: int) -> None:
+    tensors = [(torch.from_numpy(h).float(), torch.from_numpy(r).float()) for h, r in pairs]
+    measures = {f.__name__: f for f in (signal.snr, signal.si_snr, signal.sdr, signal.lsd, signal.mcd)}
+    methods = {name: functools.partial(each, f, tensors) for name, f in measures.items()}
+    report(f"lightscore's fast approximations, {len(pairs)} pairs", methods, len(pairs), "snr", repeats)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=40)
@@ -183,6 +190,8 @@ def main() -> None:
         pairs = make_pairs(Path(folder), args.pairs)
     for measure in (sq.pesq_wb, sq.stoi, sq.mcd_dtw, sq.world_f0_measures):
         measure(*pairs[0], RATE)  # first calls import packages and build caches: keep that out of the timings
+    torch.set_num_threads(1)  # as in a torchrun rank: the comparison is per core
+    fast_section(pairs, args.repeats)
     f0_section(pairs, "dio", args.repeats)
     f0_section(pairs[: args.harvest_pairs], "harvest", args.repeats)
     report(

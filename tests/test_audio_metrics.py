@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ import torchaudio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lightscore.metrics import speech_quality as sq
 from lightscore.metrics.audio import MEASURES, SignalMetrics, SpeakerSimilarity
 from lightscore.metrics.signal import MAX_DB, read_audio
 
@@ -249,6 +251,135 @@ def test_compute_with_nothing_scored_is_an_error():
         SignalMetrics(["snr"]).compute()
 
 
+# -- SignalMetrics: the measures a TTS paper cites -------------------------------------
+
+
+def voice(seconds: float, f0: float, seed: int, rate: int = RATE) -> np.ndarray:
+    """A harmonic voice with vibrato, two pauses and a little noise: voiced and unvoiced frames, speech-like."""
+    t = times(seconds, rate)
+    pitch = f0 * (1 + 0.06 * np.sin(2 * np.pi * 4.0 * t))
+    phase = 2 * np.pi * np.cumsum(pitch) / rate
+    gate = (np.sin(2 * np.pi * t / seconds * 2 + 0.3) > -0.5).astype(float)
+    harmonics = sum(np.sin(k * phase) / k for k in range(1, 12))
+    return 0.25 * harmonics * gate + 0.003 * np.random.default_rng(seed).standard_normal(t.size)
+
+
+@pytest.fixture(scope="module")
+def tts_pairs(tmp_path_factory) -> dict[str, list[str]]:
+    """Two PCM_16 pairs: hyp a little higher, and 15% shorter or longer, than its ref (free-running TTS)."""
+    d = tmp_path_factory.mktemp("tts")
+    hyps = [voice(1.3, 138.0, seed=1), voice(1.7, 118.0, seed=3)]
+    refs = [voice(1.5, 125.0, seed=2), voice(1.5, 110.0, seed=4)]
+    return {
+        "hyp": [write_wav(d / f"hyp{i}.wav", w, subtype="PCM_16") for i, w in enumerate(hyps)],
+        "ref": [write_wav(d / f"ref{i}.wav", w, subtype="PCM_16") for i, w in enumerate(refs)],
+    }
+
+
+def test_dtw_measures_equal_speech_quality_on_unequal_lengths(tts_pairs, tmp_path):
+    names = ["mcd_dtw", "f0_rmse_dtw", "f0_corr_dtw", "log_f0_rmse_dtw", "vde"]
+    rows = dict(enumerate(zip(tts_pairs["hyp"], tts_pairs["ref"])))
+    data = {
+        name: write_scp(tmp_path / f"{name}.scp", {f"u{i}": pair[k] for i, pair in rows.items()})
+        for k, name in enumerate(("hyp", "ref"))
+    }
+    result = SignalMetrics(names, f0_method="dio")(data, "test")
+    waves = [(soundfile.read(h)[0], soundfile.read(r)[0]) for h, r in rows.values()]
+    world = [sq.world_f0_measures(h, r, RATE, "dio") for h, r in waves]
+    expected = {
+        "mcd_dtw": np.mean([sq.mcd_dtw(h, r, RATE) for h, r in waves]),
+        **{f"{key}_dtw": np.mean([w[key] for w in world]) for key in ("f0_rmse", "f0_corr", "log_f0_rmse")},
+        "vde": np.mean([w["vde"] for w in world]),
+    }
+    assert result == pytest.approx(expected, abs=1e-9)
+    assert 3 < result["f0_rmse_dtw"] < 30 and result["mcd_dtw"] > 1  # real differences, not a degenerate 0
+
+
+def test_the_world_measures_share_one_extraction_per_utterance(tts_pairs, monkeypatch):
+    calls = []
+    real = sq.world_f0_measures
+    monkeypatch.setattr(sq, "world_f0_measures", lambda *args: calls.append(args[3]) or real(*args))
+    metric = SignalMetrics(["vde", "mcd_dtw", "f0_rmse_dtw", "f0_corr_dtw", "log_f0_rmse_dtw"], f0_method="dio")
+    metric.update(hyp=tts_pairs["hyp"][:1], ref=tts_pairs["ref"][:1])
+    assert calls == ["dio"]
+    assert metric.vde_count == metric.f0_rmse_dtw_count == metric.mcd_dtw_count == 1
+
+
+def test_harvest_is_the_default_f0_method(tts_pairs):
+    metric = SignalMetrics(["log_f0_rmse_dtw"])
+    assert metric.f0_method == "harvest"
+    metric.update(hyp=tts_pairs["hyp"][:1], ref=tts_pairs["ref"][:1])
+    hyp, ref = (soundfile.read(paths[0])[0] for paths in (tts_pairs["hyp"], tts_pairs["ref"]))
+    expected = sq.world_f0_measures(hyp, ref, RATE, "harvest")["log_f0_rmse"]
+    assert metric.compute()["log_f0_rmse_dtw"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_pesq_and_stoi_equal_the_packages_on_the_trimmed_pair(tmp_path):
+    ref = voice(2.0, 130.0, seed=5)
+    hyp = ref + 0.02 * np.random.default_rng(6).standard_normal(ref.size)
+    result = score(SignalMetrics(["pesq_wb", "pesq_nb", "stoi", "estoi"]), tmp_path, hyp=[hyp[:-800]], ref=[ref])
+    hyp32, ref32 = (x.astype(np.float32).astype(np.float64)[: ref.size - 800] for x in (hyp, ref))
+    assert result["pesq_wb"] == sq.pesq_wb(hyp32, ref32, RATE)
+    assert result["pesq_nb"] == sq.pesq_nb(hyp32, ref32, RATE)
+    assert result["stoi"] == pytest.approx(sq.stoi(hyp32, ref32, RATE), rel=1e-9)
+    assert result["estoi"] == pytest.approx(sq.estoi(hyp32, ref32, RATE), rel=1e-9)
+    assert 1.0 < result["pesq_wb"] < 4.6 and 0.5 < result["stoi"] < 1.0
+
+
+def test_sample_aligned_measures_refuse_a_length_mismatch_the_dtw_ones_take(tts_pairs, tmp_path):
+    data = {
+        "hyp": write_scp(tmp_path / "hyp.scp", {"long": tts_pairs["hyp"][1]}),
+        "ref": write_scp(tmp_path / "ref.scp", {"long": tts_pairs["ref"][1]}),
+    }
+    assert SignalMetrics(["mcd_dtw"])(data, "test")["mcd_dtw"] > 0
+    with pytest.raises(ValueError, match=r"utterance 'long' .*hyp has 27200 samples and ref 24000"):
+        SignalMetrics(["mcd_dtw", "stoi"])(data, "test")
+
+
+def test_options_are_checked_when_the_metric_is_built():
+    with pytest.raises(ValueError, match="f0_method must be 'harvest' or 'dio', got 'crepe'"):
+        SignalMetrics(["vde"], f0_method="crepe")
+    with pytest.raises(ValueError, match=r"f0_rmse_dtw needs sample_rate in \(16000, 22050, 24000, 44100, 48000\)"):
+        SignalMetrics(["snr", "f0_rmse_dtw"], sample_rate=8000)
+    assert SignalMetrics(["pesq_nb", "stoi"], sample_rate=8000).sample_rate == 8000
+
+
+# -- SignalMetrics: silent and non-finite audio ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def noisy_and_silent(tmp_path_factory) -> dict[str, Path]:
+    """SCP files: a ref, a noisy hyp (5 dB SNR) and an all-zero hyp, one utterance each."""
+    d = tmp_path_factory.mktemp("silence")
+    ref = voice(1.5, 125.0, seed=7)
+    noisy = ref + noise_at_snr(ref, 5.0, seed=8)
+    return {
+        name: write_scp(d / f"{name}.scp", {"utt0": write_wav(d / name / "utt0.wav", wave)})
+        for name, wave in (("ref", ref), ("noisy", noisy), ("silent", np.zeros_like(ref)))
+    }
+
+
+@pytest.mark.parametrize("name", list(MEASURES))
+def test_a_silent_hyp_never_scores_better_than_a_noisy_one(noisy_and_silent, name):
+    metric = SignalMetrics([name], f0_method="dio")
+    noisy = metric({"hyp": noisy_and_silent["noisy"], "ref": noisy_and_silent["ref"]}, "test")[name]
+    try:
+        silent = metric({"hyp": noisy_and_silent["silent"], "ref": noisy_and_silent["ref"]}, "test")[name]
+    except ValueError as e:
+        # the measure, or the one computation it shares (world_f0_measures), names the silent signal
+        assert re.search(r"utterance 'utt0' .*hyp .*silent/utt0\.wav.*: \w+: hyp is silent", str(e)), str(e)
+        return
+    assert (silent < noisy) if MEASURES[name].higher_is_better else (silent > noisy), (silent, noisy)
+
+
+def test_a_nan_sample_names_the_utterance_and_the_file(tmp_path):
+    wave = voice(0.5, 125.0, seed=9)
+    broken = wave.copy()
+    broken[100] = np.nan
+    with pytest.raises(ValueError, match=r"utterance 'utt0' .*hyp/utt0\.wav holds 1 non-finite sample"):
+        score(SignalMetrics(["mcd_dtw", "pesq_wb"]), tmp_path, hyp=[broken], ref=[wave])
+
+
 # -- merging shards ----------------------------------------------------------------
 
 
@@ -283,17 +414,22 @@ def signal_files(tmp_path_factory) -> dict[str, list[str]]:
     return {"hyp": hyps, "ref": refs}
 
 
+def every_measure() -> SignalMetrics:
+    return SignalMetrics(list(MEASURES), f0_method="dio")
+
+
 @pytest.fixture(scope="module")
 def signal_single(signal_files) -> dict:
-    metric = SignalMetrics(list(MEASURES))
+    metric = every_measure()
     metric.update(**signal_files)
     return metric.compute()
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(assignment=st.lists(st.integers(0, 3), min_size=6, max_size=6), reverse=st.booleans())
 def test_signal_metrics_merged_shards_equal_one_run_exactly(signal_files, signal_single, assignment, reverse):
-    result = merged_result(lambda: SignalMetrics(list(MEASURES)), signal_files, assignment, reverse)
+    result = merged_result(every_measure, signal_files, assignment, reverse)
+    assert set(result) == set(MEASURES)
     assert result == signal_single
 
 
@@ -377,8 +513,10 @@ def test_embedder_from_a_target_config(voices, config):
 
 
 def test_embedder_errors():
-    with pytest.raises(TypeError, match="embedder must be a callable"):
+    with pytest.raises(TypeError, match="unknown embedder 'ecapa'; known names: resemblyzer"):
         SpeakerSimilarity("ecapa")
+    with pytest.raises(TypeError, match="embedder must be a name, a callable"):
+        SpeakerSimilarity(42)
     with pytest.raises(TypeError, match="has no _target_"):
         SpeakerSimilarity({"n_mfcc": 20})
 

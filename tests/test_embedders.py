@@ -1,4 +1,7 @@
-"""The Resemblyzer embedder on real speech from espeak-ng: same voice scores higher than another voice."""
+"""The Resemblyzer embedder on real speech from espeak-ng: same voice scores higher than another voice.
+
+Directly, and as ``SpeakerSimilarity()``'s default embedder reading SCP files.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import pytest
 import soundfile as sf
 import torch
 
+from lightscore.metrics.audio import SpeakerSimilarity
 from lightscore.metrics.embedders import EMBEDDERS, ResemblyzerEmbedder, resemblyzer_embedder
 
 SENTENCES = (
@@ -21,18 +25,27 @@ VOICES = ("en-us+m3", "en-us+f4")
 
 
 @pytest.fixture(scope="module")
-def speech(tmp_path_factory) -> dict[tuple[str, int], tuple[torch.Tensor, int]]:
-    """Each voice speaking each sentence, read back from the WAV espeak-ng wrote: (voice, sentence) -> (wave, rate)."""
+def speech_files(tmp_path_factory) -> dict[tuple[str, int], str]:
+    """Each voice speaking each sentence, as the WAV espeak-ng wrote (22050 Hz): (voice, sentence) -> path."""
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng is not installed (Debian: apt-get install espeak-ng); it makes the test speech")
     folder = tmp_path_factory.mktemp("espeak")
-    waves = {}
+    paths = {}
     for voice in VOICES:
         for index, sentence in enumerate(SENTENCES):
             path = folder / f"{voice}_{index}.wav"
             subprocess.run(["espeak-ng", "-v", voice, "-w", str(path), sentence], check=True, capture_output=True)
-            data, rate = sf.read(path, dtype="float32")
-            waves[voice, index] = (torch.from_numpy(data), rate)
+            paths[voice, index] = str(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def speech(speech_files) -> dict[tuple[str, int], tuple[torch.Tensor, int]]:
+    """The same speech read back: (voice, sentence) -> (wave, rate)."""
+    waves = {}
+    for key, path in speech_files.items():
+        data, rate = sf.read(path, dtype="float32")
+        waves[key] = (torch.from_numpy(data), rate)
     return waves
 
 
@@ -81,3 +94,26 @@ def test_pickles_small_and_rebuilds_the_same_encoder(speech):
 def test_bad_waveform_is_a_value_error(wave, message):
     with pytest.raises(ValueError, match=message):
         resemblyzer_embedder()(wave, 16000)
+
+
+def test_speaker_similarity_defaults_to_resemblyzer_and_ranks_the_same_voice_higher(speech_files, tmp_path):
+    male, female = VOICES
+    target = {"same": speech_files[male, 0], "other": speech_files[male, 0]}
+    hyp = {"same": speech_files[male, 1], "other": speech_files[female, 1]}
+    scp = {}
+    for name, rows in (("target", target), ("hyp", hyp)):
+        scp[name] = tmp_path / f"{name}.scp"
+        scp[name].write_text("".join(f"{utt} {path}\n" for utt, path in rows.items()))
+    metric = SpeakerSimilarity()
+    assert type(metric.embedder) is ResemblyzerEmbedder
+    both = metric(scp, "test")["spk_sim"]
+
+    def one(utt: str) -> float:
+        lines = {name: tmp_path / f"{name}_{utt}.scp" for name in scp}
+        for name, rows in (("target", target), ("hyp", hyp)):
+            lines[name].write_text(f"{utt} {rows[utt]}\n")
+        return SpeakerSimilarity()(lines, "test")["spk_sim"]
+
+    same, other = one("same"), one("other")
+    assert same > other + 0.05 and 0.5 < same < 1.0, (same, other)
+    assert both == pytest.approx((same + other) / 2, abs=1e-9)  # the mean over utterances, read at 16 kHz

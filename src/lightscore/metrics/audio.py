@@ -1,12 +1,14 @@
 """Audio metric classes: `SignalMetrics` (VERSA-style) and `SpeakerSimilarity`.
 
 The audio inputs are SCP lines whose value is a WAV path, read by
-`lightscore.metrics.signal.read_audio` at the metric's ``sample_rate``; the
-measures themselves are the functions of `lightscore.metrics.signal`. Every
-state is a "sum" of fixed-point integers and a count per measure, so merging
-ranks or shards gives the single-run result bit for bit. A problem with one
-file is raised as `lightscore.metric.RowError`, so the error names the
-utterance. torch and torchaudio load with this module, never with
+`lightscore.metrics.signal.read_audio` at the metric's ``sample_rate``. The
+measures, listed by name in `MEASURES`, are the functions of
+`lightscore.metrics.signal` (torch: lightscore's fast approximations) and
+`lightscore.metrics.speech_quality` (numpy: equal to ESPnet2 and the PESQ and
+STOI packages). Every state is a "sum" of fixed-point integers and a count per
+measure, so merging ranks or shards gives the single-run result bit for bit. A
+problem with one file is raised as `lightscore.metric.RowError`, so the error
+names the utterance. torch and torchaudio load with this module, never with
 ``import lightscore.metrics``.
 
 >>> import pathlib, tempfile
@@ -32,6 +34,8 @@ import torch
 
 from ..contract import Field, metric_name
 from ..metric import BaseMetric, RowError
+from . import speech_quality
+from .embedders import EMBEDDERS
 from .signal import f0_corr, f0_rmse, lsd, mcd, read_audio, sdr, si_snr, snr, trim_to_common_length
 
 __all__ = [
@@ -45,7 +49,9 @@ __all__ = [
     "check_rate",
     "check_score_config",
     "cosine_similarity",
+    "measure_calls",
     "to_fixed",
+    "world_f0_scores",
 ]
 
 FIXED_POINT = 2**32
@@ -53,27 +59,106 @@ FIXED_POINT = 2**32
 
 
 class Measure(NamedTuple):
-    """One measure `SignalMetrics` can compute; ``undefined`` says when it has no value."""
+    """How `SignalMetrics` computes one measure, and what its value means.
 
-    function: Callable[[torch.Tensor, torch.Tensor, int], float | None]
-    needs_ref: bool
+    ``function(hyp, ref, sample_rate, **options)`` gets one channel of each
+    signal at the metric's rate: torch tensors, or float64 numpy arrays when
+    ``numpy`` is true. It returns the value, or None where the measure is
+    undefined (``undefined`` says when). Measures with ``shared=True`` and the
+    same function come from ONE call, which returns all their values by name.
+    ``aligned`` measures compare samples one to one, so hyp and ref are first
+    trimmed to a common length (at most 10% apart); the others align frames by
+    DTW and take any lengths. ``options`` are the `SignalMetrics` attributes
+    passed as keywords; ``rates`` the sample rates the measure supports (empty:
+    any).
+
+    >>> MEASURES["vde"].label, MEASURES["vde"].higher_is_better, MEASURES["vde"].options
+    ('VDE', False, ('f0_method',))
+    """
+
+    function: Callable[..., Any]
     label: str
+    higher_is_better: bool
     undefined: str = ""
+    numpy: bool = False
+    aligned: bool = True
+    shared: bool = False
+    options: tuple[str, ...] = ()
+    rates: tuple[int, ...] = ()
 
+
+def world_f0_scores(
+    hyp: Any, ref: Any, sample_rate: int, f0_method: str = "harvest"
+) -> dict[str, float | None]:
+    """`lightscore.metrics.speech_quality.world_f0_measures` under the names of `MEASURES`.
+
+    One WORLD extraction per signal and one DTW give all four values.
+
+    Args:
+        hyp, ref: 1-D float arrays at ``sample_rate`` (any lengths).
+        sample_rate: One of ESPnet's mel-cepstrum rates (16000, 22050, 24000, 44100, 48000).
+        f0_method: ``"harvest"`` (ESPnet's) or ``"dio"`` (dio + stonemask, over 20x faster).
+
+    Returns:
+        ``f0_rmse_dtw``, ``f0_corr_dtw``, ``log_f0_rmse_dtw`` (None where undefined) and ``vde``.
+
+    Raises:
+        ValueError: a silent or non-finite signal, an unknown method or rate.
+
+    >>> import numpy as np
+    >>> t = np.arange(16000) / 16000
+    >>> scores = world_f0_scores(0.3 * np.sin(2 * np.pi * 220 * t), 0.3 * np.sin(2 * np.pi * 200 * t), 16000, "dio")
+    >>> sorted(scores), round(scores["f0_rmse_dtw"]), scores["vde"]
+    (['f0_corr_dtw', 'f0_rmse_dtw', 'log_f0_rmse_dtw', 'vde'], 20, 0.0)
+    """
+    values = speech_quality.world_f0_measures(hyp, ref, sample_rate, f0_method)
+    return {
+        "f0_rmse_dtw": values["f0_rmse"],
+        "f0_corr_dtw": values["f0_corr"],
+        "log_f0_rmse_dtw": values["log_f0_rmse"],
+        "vde": values["vde"],
+    }
+
+
+_DTW = {"numpy": True, "aligned": False, "rates": tuple(speech_quality.ESPNET_MCEP_PARAMS)}
+_WORLD = {**_DTW, "shared": True, "options": ("f0_method",)}
+_NO_VOICED, _FLAT = speech_quality.UNDEFINED_F0["f0_rmse"], speech_quality.UNDEFINED_F0["f0_corr"]
 
 MEASURES: dict[str, Measure] = {
-    "si_snr": Measure(si_snr, True, "SI-SNR (dB)"),
-    "snr": Measure(snr, True, "SNR (dB)"),
-    "sdr": Measure(sdr, True, "SDR (dB)"),
-    "lsd": Measure(lsd, True, "LSD"),
-    "mcd": Measure(mcd, True, "MCD (dB)"),
-    "f0_rmse": Measure(f0_rmse, True, "F0 RMSE (Hz)", "no frame is voiced in both hyp and ref"),
-    "f0_corr": Measure(f0_corr, True, "F0 correlation", "F0 does not vary over two or more frames voiced in both"),
+    # lightscore's fast approximations (torch; frames paired one to one)
+    "si_snr": Measure(si_snr, "SI-SNR (dB)", True),
+    "snr": Measure(snr, "SNR (dB)", True),
+    "sdr": Measure(sdr, "SDR (dB)", True),
+    "lsd": Measure(lsd, "LSD", False),
+    "mcd": Measure(mcd, "MCD (dB)", False),
+    "f0_rmse": Measure(f0_rmse, "F0 RMSE (Hz)", False, "no frame is voiced in both hyp and ref"),
+    "f0_corr": Measure(f0_corr, "F0 correlation", True, "F0 does not vary over two or more frames voiced in both"),
+    # equal to ESPnet2's evaluate_mcd.py / evaluate_f0.py (numpy, DTW)
+    "mcd_dtw": Measure(speech_quality.mcd_dtw, "MCD, DTW (dB)", False, **_DTW),
+    "f0_rmse_dtw": Measure(world_f0_scores, "F0 RMSE, DTW (Hz)", False, _NO_VOICED, **_WORLD),
+    "f0_corr_dtw": Measure(world_f0_scores, "F0 correlation, DTW", True, _FLAT, **_WORLD),
+    "log_f0_rmse_dtw": Measure(world_f0_scores, "log-F0 RMSE, DTW", False, _NO_VOICED, **_WORLD),
+    "vde": Measure(world_f0_scores, "VDE", False, **_WORLD),
+    # equal to the pesq and pystoi packages (numpy, sample-aligned)
+    "pesq_wb": Measure(speech_quality.pesq_wb, "PESQ wide-band", True, numpy=True),
+    "pesq_nb": Measure(speech_quality.pesq_nb, "PESQ narrow-band", True, numpy=True),
+    "stoi": Measure(speech_quality.stoi, "STOI", True, numpy=True),
+    "estoi": Measure(speech_quality.estoi, "ESTOI", True, numpy=True),
 }
 
 
 def check_score_config(score_config: Iterable[str]) -> list[str]:
-    """Return the measure names of ``score_config``; an unknown or repeated one is a ValueError.
+    """Return the measure names of ``score_config``, checked against `MEASURES`.
+
+    Args:
+        score_config: Measure names, each once.
+
+    Returns:
+        The names, as a list.
+
+    Raises:
+        TypeError: ``score_config`` is a string or not iterable.
+        ValueError: an unknown or repeated name, or none at all.
 
     >>> check_score_config(["snr", "mcd"])
     ['snr', 'mcd']
@@ -96,11 +181,44 @@ def check_score_config(score_config: Iterable[str]) -> list[str]:
     return names
 
 
+def measure_calls(score_config: Sequence[str]) -> list[tuple[Measure, list[str]]]:
+    """The function calls that compute ``score_config``: one per shared function, with the names it yields.
+
+    Args:
+        score_config: Names of `MEASURES`.
+
+    Returns:
+        ``(measure, names)`` in the order of first mention; ``names`` has one
+        entry unless the measure is ``shared``.
+
+    >>> [names for _, names in measure_calls(["vde", "snr", "f0_rmse_dtw"])]
+    [['vde', 'f0_rmse_dtw'], ['snr']]
+    """
+    calls: dict[Any, tuple[Measure, list[str]]] = {}
+    for name in score_config:
+        measure = MEASURES[name]
+        calls.setdefault(measure.function if measure.shared else name, (measure, []))[1].append(name)
+    return list(calls.values())
+
+
 def check_rate(sample_rate: Any) -> int:
     """Return ``sample_rate`` if it is a positive int, else raise ValueError.
 
+    Args:
+        sample_rate: A rate in Hz.
+
+    Returns:
+        The rate.
+
+    Raises:
+        ValueError: not a positive int.
+
     >>> check_rate(16000)
     16000
+    >>> check_rate(16000.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sample_rate must be a positive int (Hz), got 16000.0
     """
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
         raise ValueError(f"sample_rate must be a positive int (Hz), got {sample_rate!r}")
@@ -112,6 +230,12 @@ def to_fixed(value: float) -> int:
 
     Float addition depends on the order, integer addition does not: summed this
     way, shards merged in any order give exactly the single-run mean.
+
+    Args:
+        value: A finite float.
+
+    Returns:
+        ``round(value * FIXED_POINT)``.
 
     >>> to_fixed(0.5), to_fixed(-1.0) / FIXED_POINT
     (2147483648, -1.0)
@@ -131,13 +255,37 @@ class AudioMetric(BaseMetric):
     def files(values: Mapping[str, Sequence[str]], row: int) -> str:
         """The files of one row, for an error message.
 
+        Args:
+            values: Input name -> WAV paths of the batch.
+            row: The row.
+
+        Returns:
+            ``"<input> <path>, ..."``.
+
         >>> AudioMetric.files({"hyp": ["h0.wav", "h1.wav"], "ref": ["r0.wav", "r1.wav"]}, 1)
         'hyp h1.wav, ref r1.wav'
         """
         return ", ".join(f"{key} {paths[row]}" for key, paths in values.items())
 
     def read(self, name: str, path: str, where: str) -> torch.Tensor:
-        """Read input ``name``'s WAV at ``path`` as its Field's ``channels`` say, at ``self.sample_rate``."""
+        """Read input ``name``'s WAV at ``path`` as its Field's ``channels`` say, at ``self.sample_rate``.
+
+        Args:
+            name: The declared input.
+            path: The WAV file.
+            where: The row's files, for an error.
+
+        Returns:
+            A float32 tensor (see `lightscore.metrics.signal.read_audio`).
+
+        Raises:
+            ValueError: unreadable, empty or non-finite audio, or the wrong channel count.
+
+        >>> SignalMetrics(["snr"]).read("hyp", "missing.wav", "hyp missing.wav")
+        Traceback (most recent call last):
+        ...
+        ValueError: hyp missing.wav: cannot read missing.wav: ...
+        """
         channels = next(field.channels for field in self.inputs if field.name == name)
         return read_audio(path, channels, self.sample_rate, where)
 
@@ -145,29 +293,54 @@ class AudioMetric(BaseMetric):
 class SignalMetrics(AudioMetric):
     """Signal measures of ``hyp`` against ``ref``, chosen by ``score_config`` (VERSA-style).
 
-    The declared outputs are exactly the configured names, each the mean over
-    utterances of the per-utterance value (f0 measures: over the utterances
-    where they are defined). ``channels`` applies to both inputs (see
-    `read_audio`); a multichannel utterance scores each channel on its own and
-    takes the mean.
+    The declared outputs are exactly the configured names (see `MEASURES` and
+    docs/audio-metrics.md), each the mean over utterances of the per-utterance
+    value (measures that can be undefined: over the utterances where they are
+    defined). ``channels`` applies to both inputs (see `read_audio`); a
+    multichannel utterance scores each channel on its own and takes the mean.
+    The WORLD F0 measures (``f0_rmse_dtw``, ``f0_corr_dtw``,
+    ``log_f0_rmse_dtw``, ``vde``) share one extraction per utterance.
 
-    >>> m = SignalMetrics(["mcd", "snr"])
+    Args:
+        score_config: Names of `MEASURES`, each once.
+        sample_rate: The rate every file is resampled to and scored at (Hz);
+            ``mcd_dtw`` and the WORLD F0 measures need one of ESPnet's
+            mel-cepstrum rates (16000, 22050, 24000, 44100, 48000).
+        channels: ``1`` (the first channel), ``None`` (all) or N (exactly N).
+        f0_method: The WORLD F0 extractor: ``"harvest"`` (ESPnet2's, the
+            default) or ``"dio"`` (dio + stonemask: over 20x faster, close but
+            not equal to harvest's numbers).
+
+    Raises:
+        ValueError: an unknown measure or F0 method, or a rate a measure does not support.
+
+    >>> m = SignalMetrics(["mcd_dtw", "vde", "snr"], f0_method="dio")
     >>> [f.name for f in m.outputs], [(f.name, f.optional) for f in m.inputs]
-    (['mcd', 'snr'], [('hyp', False), ('ref', False)])
-    >>> SignalMetrics(["pesq"])
+    (['mcd_dtw', 'vde', 'snr'], [('hyp', False), ('ref', False)])
+    >>> SignalMetrics(["mcd_dtw"], sample_rate=8000)
     Traceback (most recent call last):
     ...
-    ValueError: SignalMetrics: unknown measure(s) 'pesq' in score_config; known: si_snr, snr, sdr, lsd, mcd, ...
+    ValueError: SignalMetrics: mcd_dtw needs sample_rate in (16000, 22050, 24000, 44100, 48000), got 8000
     """
 
-    def __init__(self, score_config: Sequence[str], sample_rate: int = 16000, channels: int | None = 1) -> None:
+    def __init__(
+        self,
+        score_config: Sequence[str],
+        sample_rate: int = 16000,
+        channels: int | None = 1,
+        f0_method: str = "harvest",
+    ) -> None:
         self.score_config = check_score_config(score_config)
         self.sample_rate = check_rate(sample_rate)
-        needs_ref = any(MEASURES[name].needs_ref for name in self.score_config)
-        self.inputs = (
-            Field("hyp", "audio", channels=channels),
-            Field("ref", "audio", optional=not needs_ref, channels=channels),
-        )
+        if f0_method not in speech_quality.F0_METHODS:
+            raise ValueError(f"SignalMetrics: f0_method must be 'harvest' or 'dio', got {f0_method!r}")
+        self.f0_method = f0_method
+        for name in self.score_config:
+            rates = MEASURES[name].rates
+            if rates and self.sample_rate not in rates:
+                raise ValueError(f"SignalMetrics: {name} needs sample_rate in {rates}, got {self.sample_rate}")
+        self.calls = measure_calls(self.score_config)
+        self.inputs = (Field("hyp", "audio", channels=channels), Field("ref", "audio", channels=channels))
         self.outputs = tuple(Field(name, "number", label=MEASURES[name].label) for name in self.score_config)
         self.add_state("utterances", 0, "sum")
         for name in self.score_config:
@@ -175,28 +348,93 @@ class SignalMetrics(AudioMetric):
             self.add_state(f"{name}_count", 0, "sum")
         super().__init__()
 
-    def score(self, hyp: torch.Tensor, ref: torch.Tensor | None, where: str) -> dict[str, float | None]:
-        """Each configured measure of one utterance: the mean over its channels where defined."""
-        if ref is not None:
-            if hyp.shape[:-1] != ref.shape[:-1]:
-                raise ValueError(f"{where}: hyp has {hyp.shape[0]} channel(s) and ref {ref.shape[0]}")
-            hyp, ref = trim_to_common_length(hyp, ref, where)
-        hyp_channels = hyp.reshape(-1, hyp.shape[-1])
-        ref_channels = ref.reshape(-1, ref.shape[-1]) if ref is not None else [None] * len(hyp_channels)
+    def score_channel(self, hyp: torch.Tensor, ref: torch.Tensor, where: str) -> dict[str, float | None]:
+        """Every configured measure of one channel pair, each shared function called once.
+
+        Args:
+            hyp, ref: One channel of each, ``(time,)``, at ``sample_rate``.
+            where: The row's files, put before any error.
+
+        Returns:
+            Measure name -> value (None where undefined).
+
+        Raises:
+            ValueError: the measure refused the pair (silent audio, too short...), naming the files.
+
+        >>> t = torch.arange(16000) / 16000
+        >>> SignalMetrics(["snr"]).score_channel(torch.zeros(16000), torch.sin(2 * torch.pi * 200 * t), "u1")
+        {'snr': -100.0}
+        """
+        forms: dict[tuple[bool, bool], tuple[Any, Any]] = {}  # made once per channel, shared by the measures
+
+        def form(measure: Measure) -> tuple[Any, Any]:
+            key = (measure.aligned, measure.numpy)
+            if key not in forms:
+                pair = trim_to_common_length(hyp, ref, where) if measure.aligned else (hyp, ref)
+                forms[key] = tuple(x.double().numpy() for x in pair) if measure.numpy else pair
+            return forms[key]
+
+        values: dict[str, float | None] = {}
+        for measure, names in self.calls:
+            signals = form(measure)
+            options = {option: getattr(self, option) for option in measure.options}
+            try:
+                value = measure.function(*signals, self.sample_rate, **options)
+            except ValueError as e:
+                raise ValueError(f"{where}: {e}") from None
+            values.update(value if measure.shared else {names[0]: value})
+        return {name: values[name] for name in self.score_config}
+
+    def score(self, hyp: torch.Tensor, ref: torch.Tensor, where: str) -> dict[str, float | None]:
+        """Each configured measure of one utterance: the mean over its channels where defined.
+
+        Args:
+            hyp, ref: ``(time,)`` or ``(channels, time)``, the same channel count.
+            where: The row's files, put before any error.
+
+        Returns:
+            Measure name -> value (None where no channel defines it).
+
+        Raises:
+            ValueError: different channel counts, or a measure refused a channel.
+
+        >>> t = torch.arange(16000) / 16000
+        >>> tone = torch.sin(2 * torch.pi * 200 * t)
+        >>> metric = SignalMetrics(["snr"], channels=None)
+        >>> scores = metric.score(torch.stack([tone, 0.9 * tone]), torch.stack([tone, tone]), "")
+        >>> round(scores["snr"], 3)  # the mean of 100 (clamped) and 20 dB
+        60.0
+        """
+        if hyp.shape[:-1] != ref.shape[:-1]:
+            raise ValueError(f"{where}: hyp has {hyp.shape[0]} channel(s) and ref {ref.shape[0]}")
+        pairs = zip(hyp.reshape(-1, hyp.shape[-1]), ref.reshape(-1, ref.shape[-1]))
+        channels = [self.score_channel(h, r, where) for h, r in pairs]
         scores = {}
         for name in self.score_config:
-            values = [MEASURES[name].function(h, r, self.sample_rate) for h, r in zip(hyp_channels, ref_channels)]
-            defined = [v for v in values if v is not None]
+            defined = [channel[name] for channel in channels if channel[name] is not None]
             scores[name] = sum(defined) / len(defined) if defined else None
         return scores
 
-    def update(self, *, hyp: Sequence[str], ref: Sequence[str] | None = None) -> None:
-        """Read each (hyp, ref) pair of WAV paths and add its measures to the sums and counts."""
-        values = {"hyp": hyp} if ref is None else {"hyp": hyp, "ref": ref}
+    def update(self, *, hyp: Sequence[str], ref: Sequence[str]) -> None:
+        """Read each (hyp, ref) pair of WAV paths and add its measures to the sums and counts.
+
+        Args:
+            hyp, ref: WAV paths, one per row.
+
+        Raises:
+            RowError: a file or a measure failed; the message names the files.
+
+        >>> try:
+        ...     SignalMetrics(["snr"]).update(hyp=["h.wav"], ref=["r.wav"])
+        ... except RowError as e:
+        ...     print(e)
+        row 0 of the batch: hyp h.wav, ref r.wav: cannot read r.wav: ...
+        """
+        values = {"hyp": hyp, "ref": ref}
         for row in range(len(hyp)):
             where = self.files(values, row)
             try:
-                ref_wave = self.read("ref", ref[row], where) if ref is not None else None
+                ref_wave = self.read("ref", ref[row], where)
                 scores = self.score(self.read("hyp", hyp[row], where), ref_wave, where)
             except ValueError as e:
                 raise RowError(row, str(e)) from e
@@ -207,7 +445,19 @@ class SignalMetrics(AudioMetric):
                     setattr(self, f"{name}_count", getattr(self, f"{name}_count") + 1)
 
     def compute(self) -> dict[str, float]:
-        """The mean of each configured measure over the utterances where it is defined."""
+        """The mean of each configured measure over the utterances where it is defined.
+
+        Returns:
+            Measure name -> mean.
+
+        Raises:
+            ValueError: nothing was scored, or a measure is undefined in every utterance.
+
+        >>> SignalMetrics(["snr"]).compute()
+        Traceback (most recent call last):
+        ...
+        ValueError: lightscore.metrics.audio.SignalMetrics: no utterance was scored, so there is nothing to compute
+        """
         if self.utterances == 0:
             raise ValueError(f"{metric_name(self)}: no utterance was scored, so there is nothing to compute")
         result = {}
@@ -223,18 +473,37 @@ class SignalMetrics(AudioMetric):
 
 
 def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
-    """Return ``embedder`` if callable; a mapping with ``_target_`` is built with hydra first.
+    """The speaker embedder ``embedder`` names: a name of `EMBEDDERS`, a callable, or a ``_target_`` config.
 
-    A ``_target_`` naming a function needs ``_partial_: true``, or hydra would
-    call it with no arguments.
+    A ``_target_`` mapping is built with hydra; one naming a function needs
+    ``_partial_: true``, or hydra would call it with no arguments.
+
+    Args:
+        embedder: ``"resemblyzer"`` (see `lightscore.metrics.embedders`), a
+            callable ``(waveform, sample_rate) -> 1-D embedding``, or a mapping with ``_target_``.
+
+    Returns:
+        The callable embedder.
+
+    Raises:
+        TypeError: an unknown name, a mapping without ``_target_``, or something not callable.
 
     >>> build_embedder({"_target_": "math.hypot", "_partial_": True})(3.0, 4)
     5.0
+    >>> type(build_embedder("resemblyzer")).__name__
+    'ResemblyzerEmbedder'
     >>> build_embedder("ecapa")
     Traceback (most recent call last):
     ...
-    TypeError: embedder must be a callable (waveform, sample_rate) -> 1-D embedding or a _target_ config; got 'ecapa'
+    TypeError: unknown embedder 'ecapa'; known names: resemblyzer (or pass a callable or a _target_ config)
     """
+    if isinstance(embedder, str):
+        if embedder not in EMBEDDERS:
+            raise TypeError(
+                f"unknown embedder {embedder!r}; known names: {', '.join(EMBEDDERS)} "
+                "(or pass a callable or a _target_ config)"
+            )
+        return EMBEDDERS[embedder]()
     if isinstance(embedder, Mapping):
         if "_target_" not in embedder:
             raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
@@ -243,14 +512,24 @@ def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
         embedder = instantiate(embedder)
     if not callable(embedder):
         raise TypeError(
-            "embedder must be a callable (waveform, sample_rate) -> 1-D embedding "
+            "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "
             f"or a _target_ config; got {embedder!r}"
         )
     return embedder
 
 
 def cosine_similarity(a: torch.Tensor, b: torch.Tensor, where: str = "") -> float:
-    """Cosine similarity of two 1-D embeddings; a zero or mismatched one is a ValueError.
+    """Cosine similarity of two 1-D embeddings.
+
+    Args:
+        a, b: The embeddings, same shape.
+        where: Put before an error.
+
+    Returns:
+        ``a . b / (|a| |b|)``.
+
+    Raises:
+        ValueError: different shapes, or an all-zero embedding.
 
     >>> cosine_similarity(torch.tensor([1.0, 0.0]), torch.tensor([1.0, 1.0]))
     0.70710...
@@ -266,14 +545,25 @@ def cosine_similarity(a: torch.Tensor, b: torch.Tensor, where: str = "") -> floa
 class SpeakerSimilarity(AudioMetric):
     """Cosine similarity of speaker embeddings: ``spk_sim`` of hyp to target, ``spk_sim_ref`` of hyp to ref.
 
-    ``embedder`` maps a float32 waveform ``(time,)`` at ``sample_rate`` and the
+    The embedder maps a float32 waveform ``(time,)`` at ``sample_rate`` and the
     rate to a 1-D embedding (a tensor, array or list; singleton dimensions are
-    squeezed), or is a ``_target_`` config for one. It runs under
-    ``torch.no_grad()``. ``spk_sim_ref`` is returned only when ``ref`` was given.
+    squeezed). It runs under ``torch.no_grad()``. ``spk_sim_ref`` is returned
+    only when ``ref`` was given.
+
+    Args:
+        embedder: ``"resemblyzer"`` (the default: Resemblyzer's GE2E encoder,
+            whose weights ship in its wheel), a callable, or a ``_target_``
+            config (`build_embedder`).
+        sample_rate: The rate files are resampled to before embedding.
+
+    Raises:
+        TypeError: an embedder that is none of those.
 
     >>> m = SpeakerSimilarity(lambda wave, rate: torch.stack([wave.abs().mean(), wave.std()]))
     >>> [f.name for f in m.inputs], [f.name for f in m.outputs]
     (['target', 'hyp', 'ref'], ['spk_sim', 'spk_sim_ref'])
+    >>> type(SpeakerSimilarity().embedder).__name__
+    'ResemblyzerEmbedder'
     """
 
     inputs = (Field("target", "audio"), Field("hyp", "audio"), Field("ref", "audio", optional=True))
@@ -282,7 +572,7 @@ class SpeakerSimilarity(AudioMetric):
         Field("spk_sim_ref", "number", label="Speaker similarity to ref", optional=True),
     )
 
-    def __init__(self, embedder: Any, sample_rate: int = 16000) -> None:
+    def __init__(self, embedder: Any = "resemblyzer", sample_rate: int = 16000) -> None:
         self.embedder = build_embedder(embedder)
         self.sample_rate = check_rate(sample_rate)
         for name in ("spk_sim_sum", "spk_sim_count", "spk_sim_ref_sum", "spk_sim_ref_count"):
@@ -290,7 +580,26 @@ class SpeakerSimilarity(AudioMetric):
         super().__init__()
 
     def embed(self, name: str, path: str, where: str) -> torch.Tensor:
-        """The embedding of input ``name``'s WAV at ``path``, as a 1-D float64 tensor."""
+        """The embedding of input ``name``'s WAV at ``path``, as a 1-D float64 tensor.
+
+        Args:
+            name: The declared input.
+            path: The WAV file.
+            where: The row's files, put before an error.
+
+        Returns:
+            The embedding.
+
+        Raises:
+            ValueError: unreadable audio, or an embedding that is not one finite 1-D vector.
+
+        >>> import pathlib, tempfile
+        >>> import numpy as np, soundfile as sf
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.wav"
+        >>> sf.write(p, np.full(1600, 0.5), 16000)
+        >>> SpeakerSimilarity(lambda wave, rate: [wave.mean(), 2.0]).embed("hyp", str(p), "hyp a.wav")
+        tensor([0.5000, 2.0000], dtype=torch.float64)
+        """
         wave = self.read(name, path, where)
         with torch.no_grad():
             out = self.embedder(wave, self.sample_rate)
@@ -303,7 +612,21 @@ class SpeakerSimilarity(AudioMetric):
         return embedding
 
     def update(self, *, target: Sequence[str], hyp: Sequence[str], ref: Sequence[str] | None = None) -> None:
-        """Embed each row's target, hyp (and ref) and add the cosine similarities."""
+        """Embed each row's target, hyp (and ref) and add the cosine similarities.
+
+        Args:
+            target, hyp, ref: WAV paths, one per row (``ref`` optional).
+
+        Raises:
+            RowError: a file or an embedding failed; the message names the files.
+
+        >>> m = SpeakerSimilarity(lambda wave, rate: [1.0, 0.0])
+        >>> try:
+        ...     m.update(target=["t.wav"], hyp=["h.wav"])
+        ... except RowError as e:
+        ...     print(e)
+        row 0 of the batch: target t.wav, hyp h.wav: cannot read t.wav: ...
+        """
         values = {"target": target, "hyp": hyp} if ref is None else {"target": target, "hyp": hyp, "ref": ref}
         for row in range(len(hyp)):
             where = self.files(values, row)
@@ -320,7 +643,20 @@ class SpeakerSimilarity(AudioMetric):
                 self.spk_sim_ref_count += 1
 
     def compute(self) -> dict[str, float]:
-        """Mean similarities; ``spk_sim_ref`` only when some utterance had a ref."""
+        """Mean similarities; ``spk_sim_ref`` only when some utterance had a ref.
+
+        Returns:
+            ``{"spk_sim": mean}``, plus ``"spk_sim_ref"`` when refs were scored.
+
+        Raises:
+            ValueError: nothing was scored.
+
+        >>> m = SpeakerSimilarity(lambda wave, rate: [1.0, 0.0])
+        >>> m.load_state({"spk_sim_sum": 2 * FIXED_POINT, "spk_sim_count": 4, "spk_sim_ref_sum": 0,
+        ...               "spk_sim_ref_count": 0})
+        >>> m.compute()
+        {'spk_sim': 0.5}
+        """
         if self.spk_sim_count == 0:
             raise ValueError(f"{metric_name(self)}: no utterance was scored, so there is nothing to compute")
         result = {"spk_sim": self.spk_sim_sum / (FIXED_POINT * self.spk_sim_count)}

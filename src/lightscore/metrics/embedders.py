@@ -50,6 +50,12 @@ class ResemblyzerEmbedder:
     ``VoiceEncoder.embed_utterance`` (L2-normalized mean of 1.6 s partials).
     The encoder is loaded on first use (about 0.2 s) and left out of pickles,
     so the embedder travels to DDP workers as a few bytes and each builds its own.
+
+    Args:
+        device: The torch device the encoder runs on.
+
+    >>> ResemblyzerEmbedder().device, ResemblyzerEmbedder()._encoder is None
+    ('cpu', True)
     """
 
     def __init__(self, device: str = "cpu") -> None:
@@ -73,9 +79,21 @@ class ResemblyzerEmbedder:
     def __call__(self, wave: Any, sample_rate: int) -> np.ndarray:
         """The 256-d, unit-norm speaker embedding of ``wave`` at ``sample_rate`` Hz.
 
+        Args:
+            wave: A float waveform, 1-D or ``(channels, time)`` (channels are averaged), tensor or array.
+            sample_rate: Its rate; another than 16 kHz is resampled by Resemblyzer.
+
+        Returns:
+            A float32 array of shape ``(256,)``.
+
         Raises:
             ValueError: a silent, non-finite or wrongly shaped waveform, or one with no speech left after
                 Resemblyzer's silence trimming.
+
+        >>> import numpy as np
+        >>> t = np.arange(16000) / 8000
+        >>> ResemblyzerEmbedder()(0.3 * np.sin(2 * np.pi * (150 * t + 10 * np.sin(6 * t))), 8000).shape
+        (256,)
         """
         from resemblyzer import preprocess_wav, sampling_rate
 
@@ -88,6 +106,12 @@ class ResemblyzerEmbedder:
 
 def resemblyzer_embedder(device: str = "cpu") -> ResemblyzerEmbedder:
     """A `ResemblyzerEmbedder` on ``device``: the factory behind ``embedder: resemblyzer``.
+
+    Args:
+        device: The torch device, ``"cpu"`` by default.
+
+    Returns:
+        The embedder (the model loads on its first call).
 
     >>> import pickle
     >>> len(pickle.dumps(resemblyzer_embedder())) < 200

@@ -3,8 +3,14 @@
 Plain functions of torch tensors (one channel, ``(time,)``, at one rate); the
 metric classes in `lightscore.metrics.audio` pick them by name. Every ratio in
 dB is clamped to ±`MAX_DB`, and a silent or non-finite signal never scores the
-best value: non-finite samples are refused when a file is read, and a ratio
-whose signal part is zero (a silent hypothesis) is the worst value, -`MAX_DB`.
+best value: non-finite samples are refused when a file is read, a silent
+(all-zero) hyp or ref gives the ratios their worst value, -`MAX_DB`, and the
+other measures (`lsd`, `mcd`, `f0_rmse`, `f0_corr`), which have no worst value,
+raise a ValueError naming the silent signal (`check_audible`).
+
+These are lightscore's fast approximations (torchaudio MFCCs and NCCF pitch,
+frames paired one to one): their numbers compare between lightscore runs, not
+with papers. `lightscore.metrics.speech_quality` holds the ESPnet-equal ones.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ __all__ = [
     "F0_MIN_HZ",
     "LENGTH_TOLERANCE",
     "MAX_DB",
+    "check_audible",
     "db_ratio",
     "f0_corr",
     "f0_rmse",
@@ -60,6 +67,19 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
     ``(channels, time)``; ``N``: exactly N channels ``(N, time)``, else a
     ValueError naming the file. Another rate is resampled with torchaudio.
 
+    Args:
+        path: The WAV file.
+        channels: 1, None or N, as above.
+        sample_rate: The rate to return.
+        where: Put before an error (the row's files).
+
+    Returns:
+        A float32 tensor, ``(time,)`` or ``(channels, time)``.
+
+    Raises:
+        ValueError: an empty path, an unreadable file, the wrong channel count,
+            no samples, or a NaN or infinite sample (counted, naming the file).
+
     >>> import pathlib, tempfile
     >>> import numpy as np, soundfile as sf
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "stereo.wav"
@@ -97,6 +117,16 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
 def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "") -> tuple[torch.Tensor, torch.Tensor]:
     """Trim both signals to the shorter length; a mismatch over 10% of the longer is a ValueError.
 
+    Args:
+        hyp, ref: Signals whose last axis is time.
+        where: Put before an error.
+
+    Returns:
+        Both, cut to the shorter length.
+
+    Raises:
+        ValueError: they differ by more than `LENGTH_TOLERANCE` of the longer.
+
     >>> h, r = trim_to_common_length(torch.zeros(100), torch.zeros(95))
     >>> h.shape, r.shape
     (torch.Size([95]), torch.Size([95]))
@@ -119,11 +149,41 @@ def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "")
 # -- measures on one channel -------------------------------------------------------
 
 
+def check_audible(hyp: torch.Tensor, ref: torch.Tensor, measure: str) -> None:
+    """Raise ValueError when hyp or ref is all zeros: ``measure`` has no worst value to give silence.
+
+    Args:
+        hyp, ref: One channel of each signal.
+        measure: The measure's name, for the message.
+
+    Raises:
+        ValueError: naming the measure and the silent signal.
+
+    >>> check_audible(torch.ones(4), torch.zeros(4), "lsd")
+    Traceback (most recent call last):
+    ...
+    ValueError: lsd: ref is silent (all 4 samples are zero); the measure is undefined for silence
+    """
+    for name, wave in (("hyp", hyp), ("ref", ref)):
+        if not wave.any():
+            raise ValueError(
+                f"{measure}: {name} is silent (all {wave.shape[-1]} samples are zero); "
+                "the measure is undefined for silence"
+            )
+
+
 def db_ratio(signal_energy: float, error_energy: float) -> float:
     """``10 log10(signal / error)``, clamped to ±`MAX_DB`; no error at all is +`MAX_DB`.
 
     No signal is the worst value, also when there is no error either: a silent
     hypothesis must never score better than a noisy one.
+
+    Args:
+        signal_energy: The target's energy.
+        error_energy: The error's energy.
+
+    Returns:
+        The ratio in dB.
 
     >>> db_ratio(100.0, 1.0), db_ratio(1.0, 0.0), db_ratio(0.0, 1.0), db_ratio(0.0, 0.0)
     (20.0, 100.0, -100.0, -100.0)
@@ -138,10 +198,24 @@ def db_ratio(signal_energy: float, error_energy: float) -> float:
 def snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float:
     """Signal-to-noise ratio in dB: ``10 log10(sum ref^2 / sum (hyp - ref)^2)``, no scaling.
 
+    A silent hyp is -`MAX_DB`, not the 0 dB the formula gives, which would beat
+    a hyp noisier than its ref.
+
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Unused; every measure takes it.
+
+    Returns:
+        The ratio in dB, clamped to ±`MAX_DB`.
+
     >>> snr(torch.tensor([1.0, -1.0, 1.0, -1.0]), torch.tensor([1.0, -1.0, 1.0, -1.0]) * 0.9)
     19.08...
+    >>> snr(torch.zeros(4), torch.ones(4))
+    -100.0
     """
     hyp, ref = hyp.double(), ref.double()
+    if not hyp.any():
+        return -MAX_DB
     return db_ratio(ref.pow(2).sum().item(), (hyp - ref).pow(2).sum().item())
 
 
@@ -149,7 +223,15 @@ def si_snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> fl
     """Scale-invariant SNR in dB: both signals made zero-mean, ref scaled to its best fit of hyp.
 
     ``target = (<hyp, ref> / <ref, ref>) ref``;
-    ``si_snr = 10 log10(|target|^2 / |hyp - target|^2)``. Gain does not matter:
+    ``si_snr = 10 log10(|target|^2 / |hyp - target|^2)``. A silent hyp or ref
+    is -`MAX_DB`. Gain does not matter:
+
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Unused; every measure takes it.
+
+    Returns:
+        The ratio in dB, clamped to ±`MAX_DB`.
 
     >>> ref = torch.sin(torch.arange(1000) / 5.0)
     >>> round(si_snr(3 * ref + 0.01 * torch.cos(torch.arange(1000) / 3.0), ref), 1)
@@ -170,7 +252,15 @@ def sdr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
     autocorrelation of ref): ``sdr = 10 log10(|target|^2 / |hyp - target|^2)``.
     This is ``torchmetrics.functional.signal_distortion_ratio`` (filter_length
     512, zero_mean False). A short delay costs little
-    (here only the 3 samples pushed past the end), where `snr` collapses:
+    (here only the 3 samples pushed past the end), where `snr` collapses.
+    A silent hyp or ref is -`MAX_DB`.
+
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Unused; every measure takes it.
+
+    Returns:
+        The ratio in dB, clamped to ±`MAX_DB`.
 
     >>> ref = torch.randn(4000, generator=torch.Generator().manual_seed(0))
     >>> delayed = torch.cat([torch.zeros(3), ref[:-3]])
@@ -199,10 +289,21 @@ def lsd(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
     ``P = |STFT|^2 + 1e-8`` with a Hann window of `LSD_N_FFT` (2048) samples,
     hop `LSD_HOP` (512), zero-padded centred frames; log10 of power, not dB.
 
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Unused; every measure takes it.
+
+    Returns:
+        The distance (0 for identical signals).
+
+    Raises:
+        ValueError: hyp or ref is silent (`check_audible`).
+
     >>> x = torch.randn(16000, generator=torch.Generator().manual_seed(0))
     >>> lsd(x, x), round(lsd(0.1 * x, x), 3)
     (0.0, 2.0)
     """
+    check_audible(hyp, ref, "lsd")
     both = torch.stack([ref, hyp]).float()
     spec = torch.stft(
         both, LSD_N_FFT, LSD_HOP, window=torch.hann_window(LSD_N_FFT), pad_mode="constant", return_complex=True
@@ -213,7 +314,17 @@ def lsd(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
 
 @functools.lru_cache(maxsize=8)
 def mfcc_transform(sample_rate: int) -> torchaudio.transforms.MFCC:
-    """The MFCC front end of `mcd` at ``sample_rate`` (see `mcd` for its constants)."""
+    """The MFCC front end of `mcd` at ``sample_rate`` (see `mcd` for its constants), built once per rate.
+
+    Args:
+        sample_rate: The rate in Hz.
+
+    Returns:
+        A ``torchaudio.transforms.MFCC`` of 13 coefficients.
+
+    >>> mfcc_transform(16000)(torch.zeros(16000)).shape
+    torch.Size([13, 101])
+    """
     window = round(MFCC_WINDOW_S * sample_rate)
     melkwargs = {
         "n_fft": 2 ** math.ceil(math.log2(window)),
@@ -235,12 +346,24 @@ def mcd(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
     spectrum + 1e-6); Hann window 25 ms, hop 10 ms, FFT size the next power of
     two (512 at 16 kHz), mel bands 0 Hz to sample_rate/2, centred zero-padded
     frames. The 10 sqrt(2) / ln 10 constant is Kubichek's; the values compare
-    between runs of this library, not with SPTK mel-cepstrum MCDs.
+    between runs of this library, not with SPTK mel-cepstrum MCDs (that is
+    `lightscore.metrics.speech_quality.mcd_dtw`).
+
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Their rate, which sets the MFCC frames.
+
+    Returns:
+        MCD in dB (0 for identical signals).
+
+    Raises:
+        ValueError: hyp or ref is silent (`check_audible`).
 
     >>> x = torch.randn(16000, generator=torch.Generator().manual_seed(0))
     >>> mcd(x, x), mcd(0.5 * x, x) > 0
     (0.0, True)
     """
+    check_audible(hyp, ref, "mcd")
     coefficients = mfcc_transform(sample_rate)(torch.stack([ref, hyp]).float())
     diff = coefficients[0, 1:] - coefficients[1, 1:]
     return (MCD_CONSTANT * diff.pow(2).sum(dim=0).sqrt()).mean().item()
@@ -263,6 +386,14 @@ def pitch_track(wave: torch.Tensor, sample_rate: int = 16000) -> tuple[torch.Ten
     periodicity of a frame is its normalized correlation with the samples one
     period later; a frame is voiced when that is at least 0.5 and its energy is
     within 30 dB of the loudest frame.
+
+    Args:
+        wave: One channel.
+        sample_rate: Its rate.
+
+    Returns:
+        ``(f0, voiced)``: float64 Hz and bool, one per frame (empty for a
+        signal shorter than five frames).
 
     >>> t = torch.arange(16000) / 16000
     >>> f0, voiced = pitch_track(torch.sin(2 * torch.pi * 250 * t) * (t > 0.5))
@@ -290,8 +421,28 @@ def pitch_track(wave: torch.Tensor, sample_rate: int = 16000) -> tuple[torch.Ten
     return sample_rate / candidates.gather(-1, choice)[:, 0].double(), voiced
 
 
-def voiced_f0_pairs(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """F0 of hyp and of ref over the frames voiced in both."""
+def voiced_f0_pairs(
+    hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int, measure: str = "f0"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """F0 of hyp and of ref (`pitch_track`) over the frames voiced in both.
+
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Their rate.
+        measure: The measure asking, for the error message.
+
+    Returns:
+        ``(f0_hyp, f0_ref)`` in Hz, one value per frame voiced in both.
+
+    Raises:
+        ValueError: hyp or ref is silent (`check_audible`).
+
+    >>> t = torch.arange(8000) / 16000
+    >>> f0_hyp, f0_ref = voiced_f0_pairs(torch.sin(2 * torch.pi * 200 * t), torch.sin(2 * torch.pi * 250 * t), 16000)
+    >>> f0_hyp.unique().tolist(), f0_ref.unique().tolist()
+    ([200.0], [250.0])
+    """
+    check_audible(hyp, ref, measure)
     f0_hyp, voiced_hyp = pitch_track(hyp, sample_rate)
     f0_ref, voiced_ref = pitch_track(ref, sample_rate)
     both = voiced_hyp & voiced_ref
@@ -301,11 +452,21 @@ def voiced_f0_pairs(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int) -> t
 def f0_rmse(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float | None:
     """RMS difference of F0 in Hz over frames voiced in both (see `pitch_track`); None when there are none.
 
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Their rate.
+
+    Returns:
+        The RMSE in Hz, or None when no frame is voiced in both.
+
+    Raises:
+        ValueError: hyp or ref is silent (`check_audible`).
+
     >>> t = torch.arange(16000) / 16000
     >>> f0_rmse(torch.sin(2 * torch.pi * 250 * t), torch.sin(2 * torch.pi * 200 * t))
     50.0
     """
-    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate)
+    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate, "f0_rmse")
     if f0_hyp.numel() == 0:
         return None
     return (f0_hyp - f0_ref).pow(2).mean().sqrt().item()
@@ -314,11 +475,21 @@ def f0_rmse(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> f
 def f0_corr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float | None:
     """Pearson correlation of F0 over frames voiced in both; None unless both F0s vary there.
 
+    Args:
+        hyp, ref: One channel of each, equal lengths.
+        sample_rate: Their rate.
+
+    Returns:
+        The correlation, or None with fewer than two frames voiced in both or a constant F0 there.
+
+    Raises:
+        ValueError: hyp or ref is silent (`check_audible`).
+
     >>> t = torch.arange(16000) / 16000
     >>> f0_corr(torch.sin(2 * torch.pi * 250 * t), torch.sin(2 * torch.pi * 200 * t)) is None
     True
     """
-    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate)
+    f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate, "f0_corr")
     if f0_hyp.numel() < 2:
         return None
     f0_hyp, f0_ref = f0_hyp - f0_hyp.mean(), f0_ref - f0_ref.mean()

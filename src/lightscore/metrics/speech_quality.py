@@ -39,6 +39,8 @@ from fastdtw import fastdtw
 
 __all__ = [
     "ESPNET_MCEP_PARAMS",
+    "F0_METHODS",
+    "UNDEFINED_F0",
     "estoi",
     "f0_corr_dtw",
     "f0_rmse_dtw",
@@ -70,6 +72,7 @@ INT16_SCALE = 32768
 """ESPnet reads WAVs as int16: float samples are scaled by this so that gain-dependent steps agree."""
 MCD_SCALE = 10.0 / math.log(10.0)
 F0_METHODS = ("harvest", "dio")
+"""The WORLD F0 extractors: harvest (ESPnet's) and dio + stonemask."""
 PESQ_RATES = {"wb": 16000, "nb": 8000}
 
 
@@ -111,7 +114,16 @@ def check_same_length(hyp: np.ndarray, ref: np.ndarray, measure: str) -> None:
 
 
 def mcep_params(sample_rate: int) -> tuple[int, float]:
-    """ESPnet's mel-cepstrum (order, all-pass constant) for ``sample_rate``; another rate is a ValueError.
+    """ESPnet's mel-cepstrum (order, all-pass constant) for ``sample_rate``.
+
+    Args:
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+
+    Returns:
+        ``(order, alpha)``.
+
+    Raises:
+        ValueError: another rate.
 
     >>> mcep_params(22050)
     (34, 0.45)
@@ -163,6 +175,18 @@ def sptk_mcep(
     Hamming-windowed frames of ``n_fft`` samples every ``n_shift``, no padding,
     ``pysptk.mcep(frame, order, alpha, eps=1e-6, etype=1)``; ``order`` and
     ``alpha`` default to `mcep_params`. ``wave`` is used as given (ESPnet passes int16-scale samples).
+
+    Args:
+        wave: A 1-D float array.
+        sample_rate: Its rate, for the default order and alpha.
+        n_fft, n_shift: Frame length and shift in samples.
+        order, alpha: The mel-cepstrum order and all-pass constant.
+
+    Returns:
+        One row of ``order + 1`` coefficients per frame.
+
+    Raises:
+        ValueError: ``wave`` is shorter than one frame, or the rate has no default.
 
     >>> sptk_mcep(np.random.default_rng(0).standard_normal(2048), 16000).shape
     (5, 24)
@@ -248,6 +272,18 @@ def world_f0(
     faster. ``mcep`` are the mel-cepstra of the ``pyworld.cheaptrick``
     envelope (``fft_size=n_fft``) that the DTW aligns on. ``wave`` is used as given.
 
+    Args:
+        wave: A 1-D float64 array (int16-scale, as ESPnet reads it).
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+        n_fft, n_shift: The envelope's FFT size and the frame shift in samples.
+
+    Returns:
+        ``(f0, mcep)``: one F0 and one mel-cepstrum row per frame.
+
+    Raises:
+        ValueError: an unknown method or rate.
+
     >>> t = np.arange(8000) / 16000
     >>> f0, mcep = world_f0(3000 * np.sin(2 * np.pi * 200 * t), 16000, "dio")
     >>> round(float(np.median(f0[f0 > 0]))), mcep.shape
@@ -276,6 +312,14 @@ def world_f0_measures(
     ``vde`` is the fraction of all aligned pairs whose voiced/unvoiced
     decisions differ. A value is None where undefined: no pair voiced in both
     (the RMSEs), or fewer than two such pairs or a constant F0 (``f0_corr``).
+
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate`` (floats in [-1, 1]), any lengths.
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+
+    Returns:
+        ``log_f0_rmse``, ``f0_rmse``, ``f0_corr`` and ``vde`` (see `UNDEFINED_F0` for the Nones).
 
     Raises:
         ValueError: bad or silent input (see the module docstring), or an unknown ``method``.
@@ -312,6 +356,7 @@ UNDEFINED_F0 = {
     "f0_rmse": "no aligned frame is voiced in both hyp and ref",
     "f0_corr": "F0 does not vary over two or more aligned frames voiced in both hyp and ref",
 }
+"""Why each F0 measure of `world_f0_measures` can be None."""
 
 
 def one_f0_measure(name: str, hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str) -> float:
@@ -325,6 +370,17 @@ def one_f0_measure(name: str, hyp: np.ndarray, ref: np.ndarray, sample_rate: int
 def log_f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """ESPnet2's log-F0 RMSE (``evaluate_f0.py``); see `world_f0_measures`. Use that to get several at once.
 
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+
+    Returns:
+        The value (see `world_f0_measures`).
+
+    Raises:
+        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
+
     >>> t = np.arange(16000) / 16000
     >>> tone = lambda hz: 0.3 * np.sin(2 * np.pi * hz * t)
     >>> round(log_f0_rmse_dtw(tone(220), tone(200), 16000, "dio"), 3), round(float(np.log(220 / 200)), 3)
@@ -335,6 +391,17 @@ def log_f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: 
 
 def f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """RMSE of F0 in Hz over DTW-aligned frames voiced in both; see `world_f0_measures`.
+
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+
+    Returns:
+        The value (see `world_f0_measures`).
+
+    Raises:
+        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
 
     >>> t = np.arange(16000) / 16000
     >>> tone = lambda hz: 0.3 * np.sin(2 * np.pi * hz * t)
@@ -351,6 +418,17 @@ def f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str 
 def f0_corr_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """Pearson correlation of F0 in Hz over DTW-aligned frames voiced in both; see `world_f0_measures`.
 
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+
+    Returns:
+        The value (see `world_f0_measures`).
+
+    Raises:
+        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
+
     >>> t = np.arange(16000) / 16000
     >>> glide = 0.3 * np.sin(2 * np.pi * (150 * t + 50 * t**2))
     >>> f0_corr_dtw(glide, glide, 16000, "dio") > 0.99
@@ -361,6 +439,17 @@ def f0_corr_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str 
 
 def vde(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """Voicing decision error: the fraction of DTW-aligned frames voiced in one signal only; see `world_f0_measures`.
+
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
+        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
+        method: One of `F0_METHODS`.
+
+    Returns:
+        The value (see `world_f0_measures`).
+
+    Raises:
+        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
 
     >>> t = np.arange(16000) / 16000
     >>> tone = 0.3 * np.sin(2 * np.pi * 200 * t)
@@ -402,6 +491,16 @@ def pesq_wb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     equal lengths. The package's own errors (no utterance detected in ref, for
     one) become ValueErrors.
 
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, equal lengths.
+        sample_rate: Their rate (resampled as needed).
+
+    Returns:
+        The score (MOS-LQO, -0.5 to 4.64; higher is better).
+
+    Raises:
+        ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
+
     >>> t = np.arange(32000) / 16000
     >>> ref = 0.3 * np.sin(2 * np.pi * (150 * t + 10 * np.sin(2 * np.pi * 3 * t))) * (np.sin(2 * np.pi * t) > 0)
     >>> round(pesq_wb(ref, ref, 16000), 2)
@@ -412,6 +511,16 @@ def pesq_wb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
 
 def pesq_nb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     """Narrow-band PESQ (ITU-T P.862, MOS-LQO) from the ``pesq`` package, at 8 kHz (others resampled).
+
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, equal lengths.
+        sample_rate: Their rate (resampled as needed).
+
+    Returns:
+        The score (MOS-LQO, -0.5 to 4.55; higher is better).
+
+    Raises:
+        ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
 
     >>> t = np.arange(32000) / 16000
     >>> ref = 0.3 * np.sin(2 * np.pi * (150 * t + 10 * np.sin(2 * np.pi * 3 * t))) * (np.sin(2 * np.pi * t) > 0)
@@ -434,6 +543,16 @@ def stoi_score(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, extended: boo
 def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     """Short-time objective intelligibility from ``pystoi`` (Taal et al. 2011); hyp and ref of equal length.
 
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, equal lengths.
+        sample_rate: Their rate (resampled as needed).
+
+    Returns:
+        The score (0 to 1; higher is better).
+
+    Raises:
+        ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
+
     >>> x = np.random.default_rng(0).standard_normal(16000)
     >>> round(stoi(x, x, 16000), 6)
     1.0
@@ -443,6 +562,16 @@ def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
 
 def estoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     """Extended STOI from ``pystoi`` (Jensen and Taal 2016); hyp and ref of equal length.
+
+    Args:
+        hyp, ref: 1-D float signals at ``sample_rate``, equal lengths.
+        sample_rate: Their rate (resampled as needed).
+
+    Returns:
+        The score (0 to 1; higher is better).
+
+    Raises:
+        ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
 
     >>> x = np.random.default_rng(0).standard_normal(16000)
     >>> round(estoi(x, x, 16000), 6)
