@@ -42,6 +42,8 @@ from scipy import spatial
 
 from lightscore.metrics import signal
 from lightscore.metrics import speech_quality as sq
+from lightscore.metrics.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT
+from lightscore.metrics.pesq_stoi import resample
 from lightscore.metrics.signal import f0_corr, f0_rmse
 
 RATE, SECONDS = 16000, 4.0
@@ -77,10 +79,10 @@ def make_pairs(folder: Path, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def pyworld_f0_loop(pairs, method: str) -> None:
     """The floor: only the pyworld F0 extraction ESPnet's script runs, on both signals of every pair."""
-    period = sq.N_SHIFT / RATE * 1000
+    period = N_SHIFT / RATE * 1000
     for pair in pairs:
         for wave in pair:
-            x = wave * sq.INT16_SCALE
+            x = wave * INT16_SCALE
             if method == "harvest":
                 pyworld.harvest(x, RATE, f0_floor=40, f0_ceil=800, frame_period=period)
             else:
@@ -90,17 +92,17 @@ def pyworld_f0_loop(pairs, method: str) -> None:
 
 def espnet_f0_loop(pairs, method: str) -> None:
     """Every step of ESPnet's evaluate_f0.py, called directly: F0, cheaptrick, sp2mc, fastdtw, log-F0 RMSE."""
-    period = sq.N_SHIFT / RATE * 1000
+    period = N_SHIFT / RATE * 1000
     for pair in pairs:
         features = []
         for wave in pair:
-            x = wave * sq.INT16_SCALE
+            x = wave * INT16_SCALE
             if method == "harvest":
                 f0, times = pyworld.harvest(x, RATE, f0_floor=40, f0_ceil=800, frame_period=period)
             else:
                 f0, times = pyworld.dio(x, RATE, f0_floor=40, f0_ceil=800, frame_period=period)
                 f0 = pyworld.stonemask(x, f0, times, RATE)
-            sp = pyworld.cheaptrick(x, f0, times, RATE, fft_size=sq.N_FFT)
+            sp = pyworld.cheaptrick(x, f0, times, RATE, fft_size=N_FFT)
             features.append((pysptk.sp2mc(sp, 23, 0.42), f0))
         (gen_mcep, gen_f0), (gt_mcep, gt_f0) = features
         _, path = fastdtw(gen_mcep, gt_mcep, dist=spatial.distance.euclidean)
@@ -112,13 +114,13 @@ def espnet_f0_loop(pairs, method: str) -> None:
 
 def espnet_mcd_loop(pairs) -> None:
     """ESPnet's evaluate_mcd.py steps called directly: per-frame pysptk.mcep, fastdtw, MCD."""
-    window = pysptk.sptk.hamming(sq.N_FFT)
+    window = pysptk.sptk.hamming(N_FFT)
     for pair in pairs:
         mceps = []
         for wave in pair:
-            x = wave * sq.INT16_SCALE
-            n = (len(x) - sq.N_FFT) // sq.N_SHIFT + 1
-            frames = [x[sq.N_SHIFT * i : sq.N_SHIFT * i + sq.N_FFT] * window for i in range(n)]
+            x = wave * INT16_SCALE
+            n = (len(x) - N_FFT) // N_SHIFT + 1
+            frames = [x[N_SHIFT * i : N_SHIFT * i + N_FFT] * window for i in range(n)]
             mceps.append(np.stack([pysptk.mcep(f, 23, 0.42, eps=1e-6, etype=1) for f in frames]))
         _, path = fastdtw(mceps[0], mceps[1], dist=spatial.distance.euclidean)
         twf = np.array(path).T
@@ -201,7 +203,7 @@ def main() -> None:
         baseline="ESPnet steps, plain loop",
         repeats=args.repeats,
     )
-    down = [(sq.resample(h, RATE, 8000), sq.resample(r, RATE, 8000)) for h, r in pairs]
+    down = [(resample(h, RATE, 8000), resample(r, RATE, 8000)) for h, r in pairs]
     report(
         f"PESQ, STOI and ESTOI, {len(pairs)} pairs",
         {

@@ -1,6 +1,6 @@
 """Run every benchmark script, print their output, and put it in benchmarks/README.md.
 
-    python benchmarks/run_all.py            # the full run (make bench); about 10 minutes on 2 cores
+    python benchmarks/run_all.py            # the full run (make bench); about 30 minutes on 2 cores
     python benchmarks/run_all.py --quick    # smaller sizes, a smoke test; README.md is left alone
 
 Each script runs in its own interpreter, one after the other, so no benchmark
@@ -30,6 +30,16 @@ SCRIPTS = {
     "bench_scoring.py": ([], ["--pairs", "4000", "--repeats", "3", "--torchmetrics-cer-pairs", "200"]),
     "bench_gather.py": ([], ["--iterations", "50"]),
     "bench_measure.py": ([], ["--lines", "100000", "--small", "20000", "--repeats", "1"]),
+    "bench_sclite.py": ([], ["--pairs", "5000", "--repeats", "1"]),
+    "bench_compare.py": (["--repeats", "1"], ["--utterances", "5000", "--replicates", "200", "--repeats", "1"]),
+    "bench_report.py": (["--repeats", "1"], ["--utterances", "10000", "--repeats", "1"]),
+    # 20 pairs (5 for harvest, ~2x real time) keep the full run near 5 minutes; the script defaults are larger.
+    "bench_audio_quality.py": (
+        ["--pairs", "20", "--harvest-pairs", "5", "--repeats", "1"],
+        ["--pairs", "4", "--harvest-pairs", "2", "--repeats", "1"],
+    ),
+    # 240 four-second pairs: about 3 minutes on 1 process plus 1.5 on 2 ranks (2,000 would take 40).
+    "bench_audio_scaleout.py": (["--pairs", "240", "--floor-pairs", "30"], ["--pairs", "8", "--floor-pairs", "4"]),
 }
 
 

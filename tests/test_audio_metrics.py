@@ -21,8 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lightscore.metrics import speech_quality as sq
+from lightscore.metrics import world_pitch
 from lightscore.metrics.audio import MEASURES, SignalMetrics, SpeakerSimilarity
-from lightscore.metrics.signal import MAX_DB, read_audio
+from lightscore.metrics.audio_files import read_audio
+from lightscore.metrics.signal import MAX_DB
 
 RATE = 16000
 
@@ -297,8 +299,8 @@ def test_dtw_measures_equal_speech_quality_on_unequal_lengths(tts_pairs, tmp_pat
 
 def test_the_world_measures_share_one_extraction_per_utterance(tts_pairs, monkeypatch):
     calls = []
-    real = sq.world_f0_measures
-    monkeypatch.setattr(sq, "world_f0_measures", lambda *args: calls.append(args[3]) or real(*args))
+    real = world_pitch.world_f0_measures
+    monkeypatch.setattr(world_pitch, "world_f0_measures", lambda *args: calls.append(args[3]) or real(*args))
     metric = SignalMetrics(["vde", "mcd_dtw", "f0_rmse_dtw", "f0_corr_dtw", "log_f0_rmse_dtw"], f0_method="dio")
     metric.update(hyp=tts_pairs["hyp"][:1], ref=tts_pairs["ref"][:1])
     assert calls == ["dio"]

@@ -144,7 +144,7 @@ def check_same_ids(ref: str | os.PathLike, hyp_a: str | os.PathLike, hyp_b: str 
     >>> check_same_ids(d / "ref.scp", d / "ref.scp", d / "b.scp")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    lightscore.scp.ScpMismatchError: utterance ids differ: .../ref.scp:2 has 'u2', .../b.scp:2 has 'u3'
+    lightscore.scp_lines.ScpMismatchError: utterance ids differ: .../ref.scp:2 has 'u2', .../b.scp:2 has 'u3'
     """
     return sum(1 for _ in iter_rows({"ref": ref, "hyp_a": hyp_a, "hyp_b": hyp_b}))
 

@@ -1,14 +1,17 @@
 """Audio metric classes: `SignalMetrics` (VERSA-style) and `SpeakerSimilarity`.
 
-The audio inputs are SCP lines whose value is a WAV path, read by
-`lightscore.metrics.signal.read_audio` at the metric's ``sample_rate``. The
-measures, listed by name in `MEASURES`, are the functions of
+Their class paths (``lightscore.metrics.audio.SignalMetrics``...) name their
+results in ``metrics.json``. The audio inputs are SCP lines whose value is a WAV
+path, read by `lightscore.metrics.audio_files.read_audio` at the metric's
+``sample_rate``. The measures, listed by name in `MEASURES`
+(`lightscore.metrics.audio_measures`), are the functions of
 `lightscore.metrics.signal` (torch: lightscore's fast approximations) and
 `lightscore.metrics.speech_quality` (numpy: equal to ESPnet2 and the PESQ and
-STOI packages). Every state is a "sum" of fixed-point integers and a count per
-measure, so merging ranks or shards gives the single-run result bit for bit. A
-problem with one file is raised as `lightscore.metric.RowError`, so the error
-names the utterance. torch and torchaudio load with this module, never with
+STOI packages); the speaker embedders are in `lightscore.metrics.embedders`.
+Every state is a "sum" of fixed-point integers and a count per measure, so
+merging ranks or shards gives the single-run result bit for bit. A problem with
+one file is raised as `lightscore.metric.RowError`, so the error names the
+utterance. torch and torchaudio load with this module, never with
 ``import lightscore.metrics``.
 
 >>> import pathlib, tempfile
@@ -27,223 +30,20 @@ names the utterance. torch and torchaudio load with this module, never with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import torch
 
 from ..contract import Field, metric_name
 from ..metric import BaseMetric, RowError
-from . import speech_quality
-from .embedders import EMBEDDERS
-from .signal import f0_corr, f0_rmse, lsd, mcd, read_audio, sdr, si_snr, snr, trim_to_common_length
+from .audio_files import read_audio, trim_to_common_length
+from .audio_measures import FIXED_POINT, MEASURES, Measure, check_rate, check_score_config, measure_calls, to_fixed
+from .embedders import build_embedder, cosine_similarity
+from .world_pitch import F0_METHODS
 
-__all__ = [
-    "FIXED_POINT",
-    "MEASURES",
-    "AudioMetric",
-    "Measure",
-    "SignalMetrics",
-    "SpeakerSimilarity",
-    "build_embedder",
-    "check_rate",
-    "check_score_config",
-    "cosine_similarity",
-    "measure_calls",
-    "to_fixed",
-    "world_f0_scores",
-]
-
-FIXED_POINT = 2**32
-"""Per-utterance values are summed as ``round(value * FIXED_POINT)``: integer sums do not depend on order."""
-
-
-class Measure(NamedTuple):
-    """How `SignalMetrics` computes one measure, and what its value means.
-
-    ``function(hyp, ref, sample_rate, **options)`` gets one channel of each
-    signal at the metric's rate: torch tensors, or float64 numpy arrays when
-    ``numpy`` is true. It returns the value, or None where the measure is
-    undefined (``undefined`` says when). Measures with ``shared=True`` and the
-    same function come from ONE call, which returns all their values by name.
-    ``aligned`` measures compare samples one to one, so hyp and ref are first
-    trimmed to a common length (at most 10% apart); the others align frames by
-    DTW and take any lengths. ``options`` are the `SignalMetrics` attributes
-    passed as keywords; ``rates`` the sample rates the measure supports (empty:
-    any).
-
-    >>> MEASURES["vde"].label, MEASURES["vde"].higher_is_better, MEASURES["vde"].options
-    ('VDE', False, ('f0_method',))
-    """
-
-    function: Callable[..., Any]
-    label: str
-    higher_is_better: bool
-    undefined: str = ""
-    numpy: bool = False
-    aligned: bool = True
-    shared: bool = False
-    options: tuple[str, ...] = ()
-    rates: tuple[int, ...] = ()
-
-
-def world_f0_scores(
-    hyp: Any, ref: Any, sample_rate: int, f0_method: str = "harvest"
-) -> dict[str, float | None]:
-    """`lightscore.metrics.speech_quality.world_f0_measures` under the names of `MEASURES`.
-
-    One WORLD extraction per signal and one DTW give all four values.
-
-    Args:
-        hyp, ref: 1-D float arrays at ``sample_rate`` (any lengths).
-        sample_rate: One of ESPnet's mel-cepstrum rates (16000, 22050, 24000, 44100, 48000).
-        f0_method: ``"harvest"`` (ESPnet's) or ``"dio"`` (dio + stonemask, over 20x faster).
-
-    Returns:
-        ``f0_rmse_dtw``, ``f0_corr_dtw``, ``log_f0_rmse_dtw`` (None where undefined) and ``vde``.
-
-    Raises:
-        ValueError: a silent or non-finite signal, an unknown method or rate.
-
-    >>> import numpy as np
-    >>> t = np.arange(16000) / 16000
-    >>> scores = world_f0_scores(0.3 * np.sin(2 * np.pi * 220 * t), 0.3 * np.sin(2 * np.pi * 200 * t), 16000, "dio")
-    >>> sorted(scores), round(scores["f0_rmse_dtw"]), scores["vde"]
-    (['f0_corr_dtw', 'f0_rmse_dtw', 'log_f0_rmse_dtw', 'vde'], 20, 0.0)
-    """
-    values = speech_quality.world_f0_measures(hyp, ref, sample_rate, f0_method)
-    return {
-        "f0_rmse_dtw": values["f0_rmse"],
-        "f0_corr_dtw": values["f0_corr"],
-        "log_f0_rmse_dtw": values["log_f0_rmse"],
-        "vde": values["vde"],
-    }
-
-
-_DTW = {"numpy": True, "aligned": False, "rates": tuple(speech_quality.ESPNET_MCEP_PARAMS)}
-_WORLD = {**_DTW, "shared": True, "options": ("f0_method",)}
-_NO_VOICED, _FLAT = speech_quality.UNDEFINED_F0["f0_rmse"], speech_quality.UNDEFINED_F0["f0_corr"]
-
-MEASURES: dict[str, Measure] = {
-    # lightscore's fast approximations (torch; frames paired one to one)
-    "si_snr": Measure(si_snr, "SI-SNR (dB)", True),
-    "snr": Measure(snr, "SNR (dB)", True),
-    "sdr": Measure(sdr, "SDR (dB)", True),
-    "lsd": Measure(lsd, "LSD", False),
-    "mcd": Measure(mcd, "MCD (dB)", False),
-    "f0_rmse": Measure(f0_rmse, "F0 RMSE (Hz)", False, "no frame is voiced in both hyp and ref"),
-    "f0_corr": Measure(f0_corr, "F0 correlation", True, "F0 does not vary over two or more frames voiced in both"),
-    # equal to ESPnet2's evaluate_mcd.py / evaluate_f0.py (numpy, DTW)
-    "mcd_dtw": Measure(speech_quality.mcd_dtw, "MCD, DTW (dB)", False, **_DTW),
-    "f0_rmse_dtw": Measure(world_f0_scores, "F0 RMSE, DTW (Hz)", False, _NO_VOICED, **_WORLD),
-    "f0_corr_dtw": Measure(world_f0_scores, "F0 correlation, DTW", True, _FLAT, **_WORLD),
-    "log_f0_rmse_dtw": Measure(world_f0_scores, "log-F0 RMSE, DTW", False, _NO_VOICED, **_WORLD),
-    "vde": Measure(world_f0_scores, "VDE", False, **_WORLD),
-    # equal to the pesq and pystoi packages (numpy, sample-aligned)
-    "pesq_wb": Measure(speech_quality.pesq_wb, "PESQ wide-band", True, numpy=True),
-    "pesq_nb": Measure(speech_quality.pesq_nb, "PESQ narrow-band", True, numpy=True),
-    "stoi": Measure(speech_quality.stoi, "STOI", True, numpy=True),
-    "estoi": Measure(speech_quality.estoi, "ESTOI", True, numpy=True),
-}
-
-
-def check_score_config(score_config: Iterable[str]) -> list[str]:
-    """Return the measure names of ``score_config``, checked against `MEASURES`.
-
-    Args:
-        score_config: Measure names, each once.
-
-    Returns:
-        The names, as a list.
-
-    Raises:
-        TypeError: ``score_config`` is a string or not iterable.
-        ValueError: an unknown or repeated name, or none at all.
-
-    >>> check_score_config(["snr", "mcd"])
-    ['snr', 'mcd']
-    >>> check_score_config(["snr", "pesq"])
-    Traceback (most recent call last):
-    ...
-    ValueError: SignalMetrics: unknown measure(s) 'pesq' in score_config; known: si_snr, snr, sdr, lsd, mcd, ...
-    """
-    if isinstance(score_config, (str, bytes)) or not isinstance(score_config, Iterable):
-        raise TypeError(f"SignalMetrics: score_config must be a list of measure names, got {score_config!r}")
-    names = [str(name) for name in score_config]
-    unknown = [name for name in names if name not in MEASURES]
-    if unknown:
-        raise ValueError(
-            f"SignalMetrics: unknown measure(s) {', '.join(map(repr, unknown))} in score_config; "
-            f"known: {', '.join(MEASURES)}"
-        )
-    if not names or len(set(names)) != len(names):
-        raise ValueError(f"SignalMetrics: score_config must name each measure once, at least one, got {names}")
-    return names
-
-
-def measure_calls(score_config: Sequence[str]) -> list[tuple[Measure, list[str]]]:
-    """The function calls that compute ``score_config``: one per shared function, with the names it yields.
-
-    Args:
-        score_config: Names of `MEASURES`.
-
-    Returns:
-        ``(measure, names)`` in the order of first mention; ``names`` has one
-        entry unless the measure is ``shared``.
-
-    >>> [names for _, names in measure_calls(["vde", "snr", "f0_rmse_dtw"])]
-    [['vde', 'f0_rmse_dtw'], ['snr']]
-    """
-    calls: dict[Any, tuple[Measure, list[str]]] = {}
-    for name in score_config:
-        measure = MEASURES[name]
-        calls.setdefault(measure.function if measure.shared else name, (measure, []))[1].append(name)
-    return list(calls.values())
-
-
-def check_rate(sample_rate: Any) -> int:
-    """Return ``sample_rate`` if it is a positive int, else raise ValueError.
-
-    Args:
-        sample_rate: A rate in Hz.
-
-    Returns:
-        The rate.
-
-    Raises:
-        ValueError: not a positive int.
-
-    >>> check_rate(16000)
-    16000
-    >>> check_rate(16000.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: sample_rate must be a positive int (Hz), got 16000.0
-    """
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
-        raise ValueError(f"sample_rate must be a positive int (Hz), got {sample_rate!r}")
-    return sample_rate
-
-
-def to_fixed(value: float) -> int:
-    """``value`` as an integer count of 1 / `FIXED_POINT` (about 2.3e-10).
-
-    Float addition depends on the order, integer addition does not: summed this
-    way, shards merged in any order give exactly the single-run mean.
-
-    Args:
-        value: A finite float.
-
-    Returns:
-        ``round(value * FIXED_POINT)``.
-
-    >>> to_fixed(0.5), to_fixed(-1.0) / FIXED_POINT
-    (2147483648, -1.0)
-    """
-    return round(value * FIXED_POINT)
-
-
-# -- metrics -----------------------------------------------------------------------
+# MEASURES is re-exported: it is the table of what score_config accepts.
+__all__ = ["MEASURES", "AudioMetric", "SignalMetrics", "SpeakerSimilarity"]
 
 
 class AudioMetric(BaseMetric):
@@ -276,7 +76,7 @@ class AudioMetric(BaseMetric):
             where: The row's files, for an error.
 
         Returns:
-            A float32 tensor (see `lightscore.metrics.signal.read_audio`).
+            A float32 tensor (see `lightscore.metrics.audio_files.read_audio`).
 
         Raises:
             ValueError: unreadable, empty or non-finite audio, or the wrong channel count.
@@ -332,7 +132,7 @@ class SignalMetrics(AudioMetric):
     ) -> None:
         self.score_config = check_score_config(score_config)
         self.sample_rate = check_rate(sample_rate)
-        if f0_method not in speech_quality.F0_METHODS:
+        if f0_method not in F0_METHODS:
             raise ValueError(f"SignalMetrics: f0_method must be 'harvest' or 'dio', got {f0_method!r}")
         self.f0_method = f0_method
         for name in self.score_config:
@@ -470,76 +270,6 @@ class SignalMetrics(AudioMetric):
                 )
             result[name] = getattr(self, f"{name}_sum") / (FIXED_POINT * count)
         return result
-
-
-def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
-    """The speaker embedder ``embedder`` names: a name of `EMBEDDERS`, a callable, or a ``_target_`` config.
-
-    A ``_target_`` mapping is built with hydra; one naming a function needs
-    ``_partial_: true``, or hydra would call it with no arguments.
-
-    Args:
-        embedder: ``"resemblyzer"`` (see `lightscore.metrics.embedders`), a
-            callable ``(waveform, sample_rate) -> 1-D embedding``, or a mapping with ``_target_``.
-
-    Returns:
-        The callable embedder.
-
-    Raises:
-        TypeError: an unknown name, a mapping without ``_target_``, or something not callable.
-
-    >>> build_embedder({"_target_": "math.hypot", "_partial_": True})(3.0, 4)
-    5.0
-    >>> type(build_embedder("resemblyzer")).__name__
-    'ResemblyzerEmbedder'
-    >>> build_embedder("ecapa")
-    Traceback (most recent call last):
-    ...
-    TypeError: unknown embedder 'ecapa'; known names: resemblyzer (or pass a callable or a _target_ config)
-    """
-    if isinstance(embedder, str):
-        if embedder not in EMBEDDERS:
-            raise TypeError(
-                f"unknown embedder {embedder!r}; known names: {', '.join(EMBEDDERS)} "
-                "(or pass a callable or a _target_ config)"
-            )
-        return EMBEDDERS[embedder]()
-    if isinstance(embedder, Mapping):
-        if "_target_" not in embedder:
-            raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
-        from hydra.utils import instantiate
-
-        embedder = instantiate(embedder)
-    if not callable(embedder):
-        raise TypeError(
-            "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "
-            f"or a _target_ config; got {embedder!r}"
-        )
-    return embedder
-
-
-def cosine_similarity(a: torch.Tensor, b: torch.Tensor, where: str = "") -> float:
-    """Cosine similarity of two 1-D embeddings.
-
-    Args:
-        a, b: The embeddings, same shape.
-        where: Put before an error.
-
-    Returns:
-        ``a . b / (|a| |b|)``.
-
-    Raises:
-        ValueError: different shapes, or an all-zero embedding.
-
-    >>> cosine_similarity(torch.tensor([1.0, 0.0]), torch.tensor([1.0, 1.0]))
-    0.70710...
-    """
-    if a.shape != b.shape:
-        raise ValueError(f"{where}: embeddings have different shapes {tuple(a.shape)} and {tuple(b.shape)}")
-    norms = a.norm() * b.norm()
-    if norms == 0:
-        raise ValueError(f"{where}: the embedder returned an all-zero embedding")
-    return ((a @ b) / norms).item()
 
 
 class SpeakerSimilarity(AudioMetric):

@@ -1,22 +1,38 @@
-"""The counting core of every error rate: edit counts of one pair, and their sum over many.
+"""The counting core of every error rate: edit counts of one pair, their sum over many, per-utterance records.
 
 `sum_edits` is the hot loop of `lightscore.metrics.error_rate`: per pair one
 tokenize and one count in C (rapidfuzz's unit-cost edit distance, the one
 jiwer 4 reports). The same loop serves sclite's weighted alignment
 (`lightscore.metrics.sclite_align.sum_sclite_edits`), whose count may put a
-pair aside for one exact pass at the end. Nothing here imports numpy.
+pair aside for one exact pass at the end. `count_utterances` keeps each pair's
+counts too, for the per-utterance state; `aligner_functions` gives each aligner's
+functions. Nothing here imports numpy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
+from typing import NamedTuple
 
 from rapidfuzz.distance import Editops, Levenshtein
 
-__all__ = ["Counts", "count_edits", "is_normalized", "same_text", "sum_edits"]
+from .alignment import Pair, align
+
+__all__ = [
+    "AlignerFunctions",
+    "Counts",
+    "UttRecord",
+    "aligner_functions",
+    "count_edits",
+    "count_utterances",
+    "is_normalized",
+    "same_text",
+    "sum_edits",
+]
 
 Counts = tuple[int, int, int]  # (substitutions, deletions, insertions)
+UttRecord = tuple[str, int, int, int, int]  # (utt_id, substitutions, deletions, insertions, reference tokens)
 
 
 def count_edits(ref: Sequence, hyp: Sequence) -> Counts:
@@ -128,6 +144,39 @@ def sum_edits(
     return substitutions, deletions, insertions, ref_len, errors
 
 
+def count_utterances(
+    utt_ids: Iterable[str],
+    refs: Iterable[str],
+    hyps: Iterable[str],
+    tokenize: Callable[[str], Sequence],
+    count: Callable[[Sequence, Sequence], Counts] = count_edits,
+) -> tuple[list[UttRecord], tuple[int, int, int, int, int]]:
+    """Each pair's `UttRecord`, and their totals as `sum_edits` returns them.
+
+    Args:
+        utt_ids: Utterance ids, one per reference.
+        refs: Reference texts.
+        hyps: Hypothesis texts, one per reference.
+        tokenize: Turns a text into its tokens.
+        count: ``(S, D, I)`` of one pair of token sequences (default: `count_edits`, unit costs).
+
+    Returns:
+        ``(records, totals)``: ``(utt_id, S, D, I, reference tokens)`` per pair, and
+        ``(S, D, I, reference tokens, pairs with at least one error)``.
+
+    >>> count_utterances(["u1", "u2"], ["the cat sat", "a dog"], ["the bat sat down", "a dog"], str.split)
+    ([('u1', 1, 0, 1, 3), ('u2', 0, 0, 0, 2)], (1, 0, 1, 5, 1))
+    """
+    records = []
+    for utt_id, ref, hyp in zip(utt_ids, refs, hyps):
+        ref_tokens = tokenize(ref)
+        s, d, i = (0, 0, 0) if ref == hyp else count(ref_tokens, tokenize(hyp))
+        records.append((utt_id, s, d, i, len(ref_tokens)))
+    totals = [sum(column) for column in zip(*[record[1:] for record in records])] or [0, 0, 0, 0]
+    errors = sum(1 for record in records if record[1] or record[2] or record[3])
+    return records, (totals[0], totals[1], totals[2], totals[3], errors)
+
+
 # Every character str.split() splits on except the space itself (none lies above U+3000).
 _OTHER_WHITESPACE = tuple(c for c in map(chr, range(0x3001)) if c.isspace() and c != " ")
 
@@ -169,3 +218,35 @@ def same_text(text: str) -> str:
     'a b'
     """
     return text
+
+
+class AlignerFunctions(NamedTuple):
+    """What an error rate calls for one aligner: batch totals, one pair's counts, one pair's alignment."""
+
+    sum_edits: Callable[..., tuple[int, int, int, int, int]]
+    count: Callable[[Sequence, Sequence], Counts]
+    align: Callable[[Sequence, Sequence], list[Pair]]
+
+
+def aligner_functions(aligner: str) -> AlignerFunctions:
+    """The functions of ``aligner``: ``"unit"`` (rapidfuzz, unit costs) or ``"sclite"`` (NIST sclite's weights).
+
+    `lightscore.metrics.sclite_align` is imported on first use: it needs numpy,
+    which ``import lightscore`` avoids.
+
+    Args:
+        aligner: ``"unit"`` or ``"sclite"`` (checked by `lightscore.metrics.error_rate_options.check_options`).
+
+    Returns:
+        ``(sum_edits, count, align)``: as `sum_edits`, `count_edits` and `lightscore.metrics.alignment.align`.
+
+    >>> [f.__name__ for f in aligner_functions("sclite")]
+    ['sum_sclite_edits', 'sclite_counts', 'sclite_align']
+    >>> aligner_functions("unit").count("the cat".split(), "the bat sat".split())
+    (1, 0, 1)
+    """
+    if aligner == "unit":
+        return AlignerFunctions(sum_edits, count_edits, align)
+    from . import sclite_align
+
+    return AlignerFunctions(sclite_align.sum_sclite_edits, sclite_align.sclite_counts, sclite_align.sclite_align)

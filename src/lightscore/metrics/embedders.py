@@ -1,9 +1,12 @@
-"""Pretrained speaker embedders for `SpeakerSimilarity`, with weights shipped inside their PyPI packages.
+"""Speaker embedders for `SpeakerSimilarity`: the shipped ones, building one from a config, comparing two embeddings.
 
 An embedder maps ``(wave, sample_rate)`` (a float waveform, 1-D or
 ``(channels, time)``, as a torch tensor or numpy array) to a 1-D embedding.
-Nothing is downloaded at run time. `EMBEDDERS` maps the names a metrics YAML
-may give (``embedder: resemblyzer``) to factories that build one.
+The shipped ones are pretrained, with weights inside their PyPI packages:
+nothing is downloaded at run time. `EMBEDDERS` maps the names a metrics YAML
+may give (``embedder: resemblyzer``) to factories that build one;
+`build_embedder` turns such a name, a callable or a ``_target_`` config into an
+embedder, and `cosine_similarity` compares two embeddings.
 
 - ``resemblyzer``: Resemblyzer's GE2E voice encoder (3-layer LSTM, 256-d
   embedding, 16 kHz; weights ``pretrained.pt`` in the ``resemblyzer`` wheel).
@@ -18,12 +21,15 @@ may give (``embedder: resemblyzer``) to factories that build one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-__all__ = ["EMBEDDERS", "ResemblyzerEmbedder", "resemblyzer_embedder"]
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["EMBEDDERS", "ResemblyzerEmbedder", "build_embedder", "cosine_similarity", "resemblyzer_embedder"]
 
 
 def as_mono(wave: Any) -> np.ndarray:
@@ -122,3 +128,74 @@ def resemblyzer_embedder(device: str = "cpu") -> ResemblyzerEmbedder:
 
 EMBEDDERS: dict[str, Callable[[], Callable[[Any, int], Any]]] = {"resemblyzer": resemblyzer_embedder}
 """Embedder names a metrics YAML may use, each mapped to a factory taking no arguments."""
+
+
+def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
+    """The speaker embedder ``embedder`` names: a name of `EMBEDDERS`, a callable, or a ``_target_`` config.
+
+    A ``_target_`` mapping is built with hydra; one naming a function needs
+    ``_partial_: true``, or hydra would call it with no arguments.
+
+    Args:
+        embedder: ``"resemblyzer"`` (see `EMBEDDERS`), a
+            callable ``(waveform, sample_rate) -> 1-D embedding``, or a mapping with ``_target_``.
+
+    Returns:
+        The callable embedder.
+
+    Raises:
+        TypeError: an unknown name, a mapping without ``_target_``, or something not callable.
+
+    >>> build_embedder({"_target_": "math.hypot", "_partial_": True})(3.0, 4)
+    5.0
+    >>> type(build_embedder("resemblyzer")).__name__
+    'ResemblyzerEmbedder'
+    >>> build_embedder("ecapa")
+    Traceback (most recent call last):
+    ...
+    TypeError: unknown embedder 'ecapa'; known names: resemblyzer (or pass a callable or a _target_ config)
+    """
+    if isinstance(embedder, str):
+        if embedder not in EMBEDDERS:
+            raise TypeError(
+                f"unknown embedder {embedder!r}; known names: {', '.join(EMBEDDERS)} "
+                "(or pass a callable or a _target_ config)"
+            )
+        return EMBEDDERS[embedder]()
+    if isinstance(embedder, Mapping):
+        if "_target_" not in embedder:
+            raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
+        from hydra.utils import instantiate
+
+        embedder = instantiate(embedder)
+    if not callable(embedder):
+        raise TypeError(
+            "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "
+            f"or a _target_ config; got {embedder!r}"
+        )
+    return embedder
+
+
+def cosine_similarity(a: torch.Tensor, b: torch.Tensor, where: str = "") -> float:
+    """Cosine similarity of two 1-D embeddings.
+
+    Args:
+        a, b: The embeddings, same shape.
+        where: Put before an error.
+
+    Returns:
+        ``a . b / (|a| |b|)``.
+
+    Raises:
+        ValueError: different shapes, or an all-zero embedding.
+
+    >>> import torch
+    >>> cosine_similarity(torch.tensor([1.0, 0.0]), torch.tensor([1.0, 1.0]))
+    0.70710...
+    """
+    if a.shape != b.shape:
+        raise ValueError(f"{where}: embeddings have different shapes {tuple(a.shape)} and {tuple(b.shape)}")
+    norms = a.norm() * b.norm()
+    if norms == 0:
+        raise ValueError(f"{where}: the embedder returned an all-zero embedding")
+    return ((a @ b) / norms).item()

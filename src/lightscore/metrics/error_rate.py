@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .counting import is_normalized, same_text
-from .error_rate_base import ErrorRate, error_rate_outputs
-from .error_rate_options import check_type
+from .error_rate_base import ErrorRate
+from .error_rate_options import check_type, error_rate_outputs
 
 __all__ = ["CER", "TER", "WER"]
 
@@ -52,7 +52,7 @@ class WER(ErrorRate):
 
     def _sum_edits(self, ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, int, int, int]:
         # str.split called directly saves a method call per text; a subclass's own tokenize still wins.
-        return self._sum(ref, hyp, str.split if type(self).tokenize is WER.tokenize else self.tokenize)
+        return self._aligner.sum_edits(ref, hyp, str.split if type(self).tokenize is WER.tokenize else self.tokenize)
 
 
 class CER(ErrorRate):
@@ -87,7 +87,7 @@ class CER(ErrorRate):
         # Most text is already tokenized (single spaces, no other whitespace): checking a whole
         # batch at once is cheaper than re-joining every line, and such a text is its own tokens.
         if type(self).tokenize is CER.tokenize and is_normalized(ref) and is_normalized(hyp):
-            return self._sum(ref, hyp, same_text)
+            return self._aligner.sum_edits(ref, hyp, same_text)
         return super()._sum_edits(ref, hyp)
 
 

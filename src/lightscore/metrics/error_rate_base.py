@@ -19,53 +19,22 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, ClassVar
 
 from ..breakdown import UttCounts, utterance_records
 from ..contract import Field
 from ..metric import BaseMetric
-from .alignment import Pair, align
-from .counting import count_edits, sum_edits
-from .error_rate_options import check_options
+from .alignment import Pair
+from .counting import aligner_functions, count_utterances
+from .error_rate_options import COUNTS, check_options, error_rate_outputs
 
 if TYPE_CHECKING:
     from ..normalize import TextNormalizer
 
-__all__ = ["COUNTS", "STATES", "ErrorRate", "error_rate_outputs"]
+# COUNTS is re-exported for the readers of results (lightscore.report_html); it lives with the outputs.
+__all__ = ["COUNTS", "STATES", "ErrorRate"]
 
-COUNTS = ("sub", "del", "ins", "hit", "ref_len")
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
-
-
-def error_rate_outputs(name: str, ci: bool = False) -> tuple[Field, ...]:
-    """The declared outputs of an error rate called ``name``: the rate, its counts, its utterances.
-
-    Args:
-        name: The rate's name ("WER", "CER", "TER").
-        ci: Also declare ``<name>_ci_low`` and ``<name>_ci_high`` (a metric built with ``ci``).
-
-    Returns:
-        The output fields: ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``,
-        ``_utts`` (utterances scored), ``_utt_err`` (percent of them with an error), then the interval.
-
-    >>> [f.name for f in error_rate_outputs("WER")]  # doctest: +NORMALIZE_WHITESPACE
-    ['WER', 'WER_sub', 'WER_del', 'WER_ins', 'WER_hit', 'WER_ref_len', 'WER_utts', 'WER_utt_err']
-    >>> [f.name for f in error_rate_outputs("CER", ci=True)][-2:]
-    ['CER_ci_low', 'CER_ci_high']
-    """
-    fields = [Field(name, "number", label=f"{name} (%)"), *(Field(f"{name}_{count}", "number") for count in COUNTS)]
-    fields += [Field(f"{name}_utts", "number"), Field(f"{name}_utt_err", "number", label=f"{name} utt. errors (%)")]
-    if ci:
-        fields += [Field(f"{name}_ci_low", "number"), Field(f"{name}_ci_high", "number")]
-    return tuple(fields)
-
-
-def _sclite() -> ModuleType:
-    """`lightscore.metrics.sclite_align`, imported on first use: it needs numpy, which ``import lightscore`` avoids."""
-    from . import sclite_align
-
-    return sclite_align
 
 
 class ErrorRate(BaseMetric):
@@ -156,7 +125,7 @@ class ErrorRate(BaseMetric):
         self.ci, self.bootstrap, self.seed, self.block_bootstrap = ci, bootstrap, seed, block_bootstrap
         self.utt2spk = None if utt2spk is None else str(utt2spk)
         self.reports, self.report_html = reports, report_html
-        self._sum = sum_edits if aligner == "unit" else _sclite().sum_sclite_edits
+        self._aligner = aligner_functions(aligner)
         if ci is not None:
             self.outputs = error_rate_outputs(self.name, ci=True)
         for state in STATES:
@@ -206,7 +175,7 @@ class ErrorRate(BaseMetric):
         >>> WER(aligner="sclite").align_tokens("x x x y".split(), "x y y".split())[0]
         ('x', None, 'D')
         """
-        return align(ref, hyp) if self.aligner == "unit" else _sclite().sclite_align(ref, hyp)
+        return self._aligner.align(ref, hyp)
 
     def align(self, ref_text: str, hyp_text: str) -> list[Pair]:
         """The alignment of one raw pair under this metric's normalizer, case, tokenizer and aligner.
@@ -259,9 +228,11 @@ class ErrorRate(BaseMetric):
             )
         ref, hyp = self._prepared(ref), self._prepared(hyp)
         if self.per_utterance:
-            s, d, i, ref_len, errors = self._count_utterances(utt_id, ref, hyp)
+            records, totals = count_utterances(utt_id, ref, hyp, self.tokenize, self._aligner.count)
+            self.utterance_counts.extend(records)
         else:
-            s, d, i, ref_len, errors = self._sum_edits(ref, hyp)
+            totals = self._sum_edits(ref, hyp)
+        s, d, i, ref_len, errors = totals
         self.substitutions += s
         self.deletions += d
         self.insertions += i
@@ -272,23 +243,7 @@ class ErrorRate(BaseMetric):
 
     def _sum_edits(self, ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, int, int, int]:
         # A subclass with a cheaper way to the same tokens overrides this (WER, CER).
-        return self._sum(ref, hyp, self.tokenize)
-
-    def _count_utterances(
-        self, utt_ids: Sequence[str], ref: Sequence[str], hyp: Sequence[str]
-    ) -> tuple[int, int, int, int, int]:
-        """Record each pair's counts in ``utterance_counts``; return the batch's totals as `sum_edits` does."""
-        count = count_edits if self.aligner == "unit" else _sclite().sclite_counts
-        tokenize = self.tokenize
-        records = []
-        for utt_id, r, h in zip(utt_ids, ref, hyp):
-            ref_tokens = tokenize(r)
-            s, d, i = (0, 0, 0) if r == h else count(ref_tokens, tokenize(h))
-            records.append((utt_id, s, d, i, len(ref_tokens)))
-        self.utterance_counts.extend(records)
-        totals = [sum(column) for column in zip(*[record[1:] for record in records])] or [0, 0, 0, 0]
-        errors = sum(1 for record in records if record[1] or record[2] or record[3])
-        return totals[0], totals[1], totals[2], totals[3], errors
+        return self._aligner.sum_edits(ref, hyp, self.tokenize)
 
     def compute(self) -> dict[str, float]:
         """The rate in percent, (S + D + I) / (H + S + D) * 100, with its counts.
@@ -416,19 +371,11 @@ class ErrorRate(BaseMetric):
     def write_artifacts(self, test_dir: Path) -> None:
         """Write the alignment file and, when asked for, the breakdown reports in ``test_dir``.
 
-        - ``<name>_alignment`` (unless ``alignment=False``): a Kaldi summary line, a
-          ``# settings: ...`` line, then an sclite-style block per erroneous utterance.
-        - with ``reports``: ``<name>_speakers.tsv`` (`lightscore.breakdown.speaker_table`),
-          ``<name>_top_errors.tsv`` (every substitution, deletion and insertion with its count,
-          most frequent first) and ``<name>_worst.tsv`` (the utterances with the most errors,
-          with their alignment as REF / HYP / Eval lines).
-        - with ``report_html``: ``<name>_report.html`` (`lightscore.report_html.write_report`).
-
-        `lightscore.metrics.error_reports.write_error_artifacts` writes them.
-
-        The rows are re-read from ``self.artifact_inputs`` (set by the runner) and aligned
-        with `align`. ``alignment=False`` without reports writes nothing: on a large corpus
-        the alignment costs more than the scoring itself.
+        The files are those `lightscore.metrics.error_reports` lists: ``<name>_alignment``
+        (unless ``alignment=False``), the TSV breakdowns with ``reports``, the HTML page with
+        ``report_html``. The rows are re-read from ``self.artifact_inputs`` (set by the runner)
+        and aligned with `align`. ``alignment=False`` without reports writes nothing: on a large
+        corpus the alignment costs more than the scoring itself.
 
         Args:
             test_dir: The test set's output folder, already created.
@@ -443,16 +390,8 @@ class ErrorRate(BaseMetric):
         >>> from lightscore.metrics import CER, WER
         >>> m = WER(); m.update(ref=["the cat"], hyp=["the bat"])
         >>> write_artifacts_of(m, {"ref": d / "ref.scp", "hyp": d / "hyp.scp"}, "dev", d)
-        >>> print((d / "dev" / "wer_alignment").read_text())
+        >>> print((d / "dev" / "wer_alignment").read_text().splitlines()[0])
         %WER 50.00 [ 1 / 2, 0 ins, 0 del, 1 sub ]
-        # settings: WER case=sensitive aligner=unit normalize=none
-        <BLANKLINE>
-        id: u1
-        Scores: (#C #S #D #I) 1 1 0 0
-        REF:  the cat
-        HYP:  the bat
-        Eval:     S
-        <BLANKLINE>
         """
         if not (self.alignment or self.reports or self.report_html):
             return

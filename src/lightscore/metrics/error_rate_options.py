@@ -1,8 +1,9 @@
-"""The checks of an error rate's options: every wrong type or value refused before anything is counted.
+"""An error rate's interface: its options, checked before anything is counted, and its declared outputs.
 
-`check_options` is what `lightscore.metrics.error_rate.ErrorRate` runs first;
-each error names the metric and the option (``WER: aligner 'kaldi' is not one
-of unit, sclite``).
+`check_options` is what `lightscore.metrics.error_rate_base.ErrorRate` runs
+first; each error names the metric and the option (``WER: aligner 'kaldi' is
+not one of unit, sclite``). `error_rate_outputs` declares the result's keys: the
+rate, its `COUNTS`, its utterances and, with ``ci``, the interval.
 """
 
 from __future__ import annotations
@@ -12,10 +13,37 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ALIGNERS", "CASES", "check_choice", "check_options", "check_type"]
+from ..contract import Field
+
+__all__ = ["ALIGNERS", "CASES", "COUNTS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
 CASES = ("sensitive", "fold")
 ALIGNERS = ("unit", "sclite")
+COUNTS = ("sub", "del", "ins", "hit", "ref_len")
+"""The counts every error rate reports, as ``<name>_<count>``."""
+
+
+def error_rate_outputs(name: str, ci: bool = False) -> tuple[Field, ...]:
+    """The declared outputs of an error rate called ``name``: the rate, its counts, its utterances.
+
+    Args:
+        name: The rate's name ("WER", "CER", "TER").
+        ci: Also declare ``<name>_ci_low`` and ``<name>_ci_high`` (a metric built with ``ci``).
+
+    Returns:
+        The output fields: ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``,
+        ``_utts`` (utterances scored), ``_utt_err`` (percent of them with an error), then the interval.
+
+    >>> [f.name for f in error_rate_outputs("WER")]  # doctest: +NORMALIZE_WHITESPACE
+    ['WER', 'WER_sub', 'WER_del', 'WER_ins', 'WER_hit', 'WER_ref_len', 'WER_utts', 'WER_utt_err']
+    >>> [f.name for f in error_rate_outputs("CER", ci=True)][-2:]
+    ['CER_ci_low', 'CER_ci_high']
+    """
+    fields = [Field(name, "number", label=f"{name} (%)"), *(Field(f"{name}_{count}", "number") for count in COUNTS)]
+    fields += [Field(f"{name}_utts", "number"), Field(f"{name}_utt_err", "number", label=f"{name} utt. errors (%)")]
+    if ci:
+        fields += [Field(f"{name}_ci_low", "number"), Field(f"{name}_ci_high", "number")]
+    return tuple(fields)
 
 
 def check_type(owner: str, name: str, value: Any, kinds: tuple[type, ...], what: str) -> None:

@@ -7,9 +7,11 @@ own normalizer, case, tokenizer and aligner, and writes, in ``test_dir``:
 
 - ``<name>_alignment``: a Kaldi summary line, a ``# settings: ...`` line, then an
   sclite-style block per utterance with an error;
-- with ``reports``: ``<name>_speakers.tsv``, ``<name>_top_errors.tsv`` and
-  ``<name>_worst.tsv`` (`lightscore.breakdown`);
-- with ``report_html``: ``<name>_report.html`` (`lightscore.report_html`).
+- with ``reports``: ``<name>_speakers.tsv`` (`lightscore.breakdown.speaker_table`),
+  ``<name>_top_errors.tsv`` (every substitution, deletion and insertion with its
+  count, most frequent first) and ``<name>_worst.tsv`` (the utterances with the
+  most errors, with their alignment as REF / HYP / Eval lines);
+- with ``report_html``: ``<name>_report.html`` (`lightscore.report_html.write_report`).
 
 Every file is written atomically (`lightscore.scp.atomic_open`).
 """
@@ -54,8 +56,16 @@ def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result
     >>> m = WER(); m.update(ref=["the cat"], hyp=["the bat"])
     >>> m.artifact_inputs = {"ref": d / "ref.scp", "hyp": d / "hyp.scp"}
     >>> write_error_artifacts(m, d, m.compute())
-    >>> print((d / "wer_alignment").read_text().splitlines()[0])
+    >>> print((d / "wer_alignment").read_text())
     %WER 50.00 [ 1 / 2, 0 ins, 0 del, 1 sub ]
+    # settings: WER case=sensitive aligner=unit normalize=none
+    <BLANKLINE>
+    id: u1
+    Scores: (#C #S #D #I) 1 1 0 0
+    REF:  the cat
+    HYP:  the bat
+    Eval:     S
+    <BLANKLINE>
     """
     stem = str(Path(test_dir) / metric.name.lower())
     records = metric.utterance_records() if metric.per_utterance else []
