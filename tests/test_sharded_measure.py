@@ -67,6 +67,8 @@ def write_config(root: Path) -> Path:
         "metrics:\n"
         "  - {metric: {_target_: lightscore.metrics.WER}, inputs: [ref, hyp], name: wer}\n"
         "  - {metric: {_target_: lightscore.metrics.CER, case: fold}, inputs: [ref, hyp], name: cer}\n"
+        "  - {metric: {_target_: lightscore.metrics.WER, ci: 0.95, bootstrap: 300, alignment: false},"
+        " inputs: [ref, hyp], name: wer_ci}\n"
     )
     return config
 
@@ -101,6 +103,8 @@ def test_two_ranks_write_what_one_process_writes(two_copies):
     assert got == expected  # the alignment files were written in parts, one per rank, and joined in order
     assert not [p.name for p in sharded.rglob("*") if ".part" in p.name]
     results = json.loads(got["metrics.json"])
+    ci = results["wer_ci"]["test-clean"]  # the bootstrap interval is equal too (metrics.json above is)
+    assert ci["WER_ci_low"] < ci["WER"] == results["wer"]["test-clean"]["WER"] < ci["WER_ci_high"]
     assert results["wer"]["test-clean"]["WER_ref_len"] > 100  # every row was counted once, not half of them
     assert results["wer"]["test-clean"]["WER"] > 0
     # Rank 0's progress bar counts its own share: rows 0, 2, ..., 56 of the 57.

@@ -1,7 +1,8 @@
 """One road on 1 or 2 processes: a metric that cannot be deep-copied, merged_result's calls, a failing rank.
 
 Usage: ``python one_road.py OUT_DIR --devices N``. Each rank writes ``OUT_DIR/rank<r>.json`` with:
-- ``results``: MetricCallback's validate results for WER and a metric holding a lock (deepcopy raises);
+- ``results``: MetricCallback's validate results for WER (with a bootstrap interval) and a metric holding a
+  lock (deepcopy raises);
 - ``merges``: how many times `lightscore.metric.merged_result` ran in that validate epoch;
 - ``error``: the error every rank raised when the lock metric fails on the last rank's third batch.
 """
@@ -57,6 +58,11 @@ class LockedWordCount(BaseMetric):
         return {"hyp_words": self.hyp_words}
 
 
+def metrics() -> list[BaseMetric]:
+    """The good run's metrics: a WER with a bootstrap interval (per-utterance state) and the locked one."""
+    return [WER(ci=0.95, bootstrap=200, seed=3), LockedWordCount()]
+
+
 def trainer(devices: int, callback: MetricCallback) -> pl.Trainer:
     return pl.Trainer(
         accelerator="cpu",
@@ -71,7 +77,7 @@ def trainer(devices: int, callback: MetricCallback) -> pl.Trainer:
 
 def run(out: Path, devices: int) -> dict:
     assert copy.deepcopy  # the metric below must never reach it
-    good = MetricCallback([WER(), LockedWordCount()])
+    good = MetricCallback(metrics())
     t = trainer(devices, good)
     before = merged_result.calls
     t.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
