@@ -85,3 +85,11 @@ def test_a_metric_with_a_lock_is_still_a_base_metric() -> None:
     assert isinstance(metric, BaseMetric) and metric.inputs == (Field("hyp", "text"),)
     with pytest.raises(TypeError, match="cannot be copied"):
         __import__("copy").deepcopy(metric)
+
+
+def test_an_unwritable_save_dir_makes_every_rank_raise_the_same_error(two_ranks: list[dict]) -> None:
+    errors = {record["save_error"] for record in two_ranks}
+    assert len(errors) == 1
+    (error,) = errors
+    assert error.startswith("OSError: MetricCallback: rank 0 cannot write the scored rows into save_dir ")
+    assert "a-file/decode" in error

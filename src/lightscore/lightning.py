@@ -39,6 +39,7 @@ from .contract import UTT_ID
 from .distributed import gather_outcomes
 from .metric import BaseMetric, merged_result
 from .padding import eval_loaders, expected_rows, inexact_cause, rows_to_score
+from .results import check_writable
 from .samples import Sample, WorstSamples, alignment_text, log_samples, worst
 from .scp import check_utt_id, write_scp
 from .tally import Row, Tally, epoch_payload, merged_rows
@@ -298,6 +299,8 @@ class MetricCallback(Callback):
         for tally in tallies.values():
             tally.check_rows(STEP[stage])
         failed = next((t.error for t in tallies.values() if t.error is not None), None)
+        if failed is None and self._saves(stage) and trainer.is_global_zero:
+            failed = self._unwritable_save_dir()  # found before the gather, so every rank raises it
         mine = failed or {idx: epoch_payload(t) for idx, t in tallies.items()}
         # The epoch's only collective, also on a rank with no batch: every rank's states and rows, or its error.
         [gathered] = gather_outcomes([mine])
@@ -328,6 +331,15 @@ class MetricCallback(Callback):
         _log(pl_module, results)
         if problems:
             raise ValueError("MetricCallback: " + "; ".join(problems))
+
+    def _unwritable_save_dir(self) -> Exception | None:
+        """An OSError naming ``save_dir`` when rank 0 cannot write into it, else None."""
+        try:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+            check_writable(self.save_dir)
+        except OSError as e:
+            return OSError(f"MetricCallback: rank 0 cannot write the scored rows into save_dir {self.save_dir}: {e}")
+        return None
 
     def _log_worst(self, stage: str, trainer: pl.Trainer, payloads: list[dict[str, Any]], suffix: str) -> None:
         """Log each sampled metric's worst utterances of all ranks, once, from rank 0."""

@@ -4,7 +4,8 @@ Usage: ``python one_road.py OUT_DIR --devices N``. Each rank writes ``OUT_DIR/ra
 - ``results``: MetricCallback's validate results for WER (with a bootstrap interval) and a metric holding a
   lock (deepcopy raises);
 - ``merges``: how many times `lightscore.metric.merged_result` ran in that validate epoch;
-- ``error``: the error every rank raised when the lock metric fails on the last rank's third batch.
+- ``error``: the error every rank raised when the lock metric fails on the last rank's third batch;
+- ``save_error``: the error every rank raised when rank 0 cannot write ``save_dir``.
 """
 
 from __future__ import annotations
@@ -88,6 +89,14 @@ def run(out: Path, devices: int) -> dict:
         record["error"] = None
     except Exception as e:
         record["error"] = f"{type(e).__name__}: {e}"
+    blocked = out / "a-file"
+    blocked.write_text("save_dir cannot be made under a file\n")
+    saving = MetricCallback([WER()], save_dir=blocked / "decode")
+    try:
+        trainer(devices, saving).validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
+        record["save_error"] = None
+    except Exception as e:
+        record["save_error"] = f"{type(e).__name__}: {e}"
     return record
 
 
