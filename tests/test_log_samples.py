@@ -116,3 +116,15 @@ def test_a_step_that_returns_more_rows_than_its_batch_fails_clearly() -> None:
     message = "validation_step returned 14 rows over the epoch, but the sampler delivered 7"
     with pytest.raises(ValueError, match=message):
         trainer.validate(Doubled(), dataloaders=loader(Utterances("dev", 7)))
+
+
+def test_metric_settings_are_logged_as_hyperparameters(tmp_path: Path) -> None:
+    from lightning.pytorch.loggers import CSVLogger
+
+    logger = CSVLogger(tmp_path, name="csv", version=0)
+    callback = MetricCallback({"wer": WER(aligner="sclite", normalize="whisper_basic"), "cer": CER(case="fold")})
+    trainer = pl.Trainer(callbacks=[callback], logger=logger, enable_progress_bar=False, enable_model_summary=False)
+    trainer.validate(ToyASR(), dataloaders=loader(Utterances("dev", 7)))
+    text = (tmp_path / "csv" / "version_0" / "hparams.yaml").read_text()
+    assert "lightscore/wer: WER case=sensitive aligner=sclite normalize=whisper_basic (whisper-normalizer" in text
+    assert "lightscore/cer: CER case=fold aligner=unit normalize=none" in text

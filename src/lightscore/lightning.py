@@ -118,14 +118,34 @@ class MetricCallback(Callback):
     # -- hooks -------------------------------------------------------------------------
 
     def setup(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
-        """When fit, validate or test begins: silence Lightning's sync_dist advice for the names logged here.
+        """When fit, validate or test begins: prepare the run for the names logged here.
 
-        Every rank logs the same, already merged numbers, so ``sync_dist=True``
-        would only add a collective.
+        Lightning's ``sync_dist`` advice is silenced for them (every rank logs the
+        same, already merged numbers, so ``sync_dist=True`` would only add a
+        collective), and each metric's settings (aligner, normalizer and its
+        version, case: ``metric.settings()``) are logged as hyper-parameters
+        ``lightscore/<metric>``, so numbers made with different settings are
+        never taken for comparable.
         """
         names = "|".join(re.escape(p + f.name) for p in self.prefix.values() for f in self._outputs())
         pattern = rf"It is recommended to use `self\.log\('(?:{names})(?:/dataloader_idx_\d+)?'"
         warnings.filterwarnings("ignore", message=pattern, category=PossibleUserWarning)
+        for logger in trainer.loggers:
+            logger.log_hyperparams(self.settings)
+
+    @property
+    def settings(self) -> dict[str, str]:
+        """``lightscore/<metric>`` -> the metric's settings line, for the metrics that have one (error rates).
+
+        >>> from lightscore.metrics import WER
+        >>> MetricCallback({"wer": WER(aligner="sclite", case="fold")}).settings
+        {'lightscore/wer': 'WER case=fold aligner=sclite normalize=none'}
+        """
+        return {
+            f"lightscore/{name}": metric.settings()
+            for name, metric in self.metrics.items()
+            if callable(getattr(metric, "settings", None))
+        }
 
     def on_validation_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """When a validation epoch begins (not the sanity check): start empty tallies."""
