@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import soundfile
+from example_metrics import WordCount
 
 from lightscore import BaseMetric, Field
 
@@ -127,21 +128,8 @@ class NotAMetric:
     outputs = (Field("score", "number"),)
 
 
-class LocksTheFolder(BaseMetric):
+class LocksTheFolder(WordCount):
     """Counts hyp words, then makes inference_dir read-only while writing its artifacts (a disk that fills up)."""
-
-    inputs = (Field("hyp", "text"),)
-    outputs = (Field("words", "number"),)
-
-    def __init__(self) -> None:
-        self.add_state("words", 0, "sum")
-        super().__init__()
-
-    def update(self, *, hyp: Sequence[str]) -> None:
-        self.words += sum(len(text.split()) for text in hyp)
-
-    def compute(self) -> dict[str, int]:
-        return {"words": self.words}
 
     def write_artifacts(self, test_dir) -> None:
         test_dir.parent.chmod(0o555)

@@ -7,18 +7,15 @@ with the rows the callback chose (``MetricCallback.samples``).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 import lightning.pytorch as pl
-import torch
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader  # noqa: E402
+from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import CER, WER  # noqa: E402
@@ -59,18 +56,5 @@ def run(out: Path, devices: int) -> dict:
     return {"rank": trainer.global_rank, "samples": samples}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--devices", type=int, default=1)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    record = run(args.out, args.devices)
-    (args.out / f"rank{record['rank']}.json").write_text(json.dumps(record, indent=1))
-    if torch.distributed.is_initialized():
-        torch.distributed.barrier()
-        torch.distributed.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    run_as_script(run)

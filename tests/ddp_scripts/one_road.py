@@ -10,9 +10,7 @@ Usage: ``python one_road.py OUT_DIR --devices N``. Each rank writes ``OUT_DIR/ra
 
 from __future__ import annotations
 
-import argparse
 import copy
-import json
 import sys
 import threading
 from collections.abc import Sequence
@@ -22,7 +20,7 @@ import lightning.pytorch as pl
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader  # noqa: E402
+from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
 
 from lightscore import BaseMetric, Field  # noqa: E402
 from lightscore.lightning import MetricCallback  # noqa: E402
@@ -100,18 +98,5 @@ def run(out: Path, devices: int) -> dict:
     return record
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--devices", type=int, default=1)
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    record = run(args.out, args.devices)
-    (args.out / f"rank{record['rank']}.json").write_text(json.dumps(record, indent=1))
-    if torch.distributed.is_initialized():
-        torch.distributed.barrier()
-        torch.distributed.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    run_as_script(run)

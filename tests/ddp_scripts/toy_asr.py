@@ -105,3 +105,25 @@ class ToyASR(pl.LightningModule):
 
     def test_step(self, batch: dict, batch_idx: int, dataloader_idx: int = 0) -> dict:
         return self.decode(batch)
+
+
+def run_as_script(run) -> None:
+    """``python <script> OUT_DIR --devices N``: call ``run(out, devices)``, write ``OUT_DIR/rank<r>.json``.
+
+    The ranks leave the gloo group together: a group still up at interpreter exit can abort a rank
+    that leaves first.
+    """
+    import argparse
+    import json
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--devices", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    record = run(args.out, args.devices)
+    (args.out / f"rank{record['rank']}.json").write_text(json.dumps(record, indent=1))
+    if torch.distributed.is_initialized():
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
