@@ -114,8 +114,10 @@ def gather_outcomes(items: Sequence[Any], group: Any = None) -> list[list[Any]]:
     >>> gather_outcomes([{"hits": 3}, ValueError("bad")])
     [[{'hits': 3}], [ValueError('bad')]]
     """
+    if _initialised_dist() is None:  # one process: nothing travels, errors keep their tracebacks
+        return [[x] for x in items]
     local = [portable(x) if isinstance(x, BaseException) else x for x in items]
-    gathered = gather_objects(local, group) if _initialised_dist() is not None else [list(items)]
+    gathered = gather_objects(local, group)
     return [[ranks[k] for ranks in gathered] for k in range(len(items))]
 
 
