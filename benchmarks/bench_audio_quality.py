@@ -1,4 +1,4 @@
-"""Speed of the speech-quality measures (lightscore.metrics.speech_quality) against plain library loops.
+"""Speed of the speech-quality measures (lightscore.audio.speech_quality) against plain library loops.
 
     python benchmarks/bench_audio_quality.py [--pairs 40] [--harvest-pairs 10] [--repeats 3]
 
@@ -15,7 +15,7 @@ pairs, timed side by side in one run. Rows:
   pysptk.sp2mc, fastdtw), and the torchaudio F0 RMSE + correlation that
   `SignalMetrics` computes today. Harvest (ESPnet's extractor) is slow, so
   its table runs on the first ``--harvest-pairs`` pairs;
-- lightscore's fast approximations (`lightscore.metrics.signal`: snr,
+- lightscore's fast approximations (`lightscore.audio.signal`: snr,
   si_snr, sdr, lsd, mcd on torch tensors), for their RTF.
 
 The real-time factor (RTF) is seconds of computing per second of hyp audio
@@ -40,11 +40,11 @@ from fastdtw import fastdtw
 from pesq import pesq
 from scipy import spatial
 
-from lightscore.metrics import signal
-from lightscore.metrics import speech_quality as sq
-from lightscore.metrics.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT
-from lightscore.metrics.pesq_stoi import resample
-from lightscore.metrics.signal import f0_corr, f0_rmse
+from lightscore.audio import signal
+from lightscore.audio.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT
+from lightscore.audio.pesq_stoi import resample
+from lightscore.audio.signal import f0_corr, f0_rmse
+from lightscore.audio import speech_quality as sq
 
 RATE, SECONDS = 16000, 4.0
 FLOOR_TARGET = 1.3

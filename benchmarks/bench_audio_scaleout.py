@@ -102,7 +102,7 @@ def run(cmd: list[str], seconds_file: str) -> tuple[float, float]:
 
 def floor_seconds(root: Path, pairs: int, floor_pairs: int) -> float:
     """The measures in a plain loop over the first ``floor_pairs`` pairs (read beforehand), scaled to ``pairs``."""
-    from lightscore.metrics import speech_quality as sq
+    from lightscore.audio import speech_quality as sq
 
     lines = zip((root / "test" / "hyp.scp").open(), (root / "test" / "ref.scp").open())
     waves = [(sf.read(h.split()[1])[0], sf.read(r.split()[1])[0]) for (h, r), _ in zip(lines, range(floor_pairs))]

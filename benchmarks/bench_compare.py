@@ -3,11 +3,11 @@
     python benchmarks/bench_compare.py [--utterances 100000] [--replicates 1000] [--repeats 3]
 
 A generated corpus (200 speakers, 5-60 words per utterance, system B slightly
-better than A) is aligned once with `lightscore.metrics.alignment.align`, before
+better than A) is aligned once with `lightscore.text.alignment.align`, before
 any clock starts. Rows:
 
 - ``bootstrap_ci`` of each system and ``paired_bootstrap`` (all with ``--replicates``);
-- the four tests of `lightscore.significance` (MAPSSWE, McNemar, sign, Wilcoxon), as
+- the four tests of `lightscore.analysis.significance` (MAPSSWE, McNemar, sign, Wilcoxon), as
   ``sc_stats -t std4`` runs them;
 - where Debian's ``sctk`` is installed, ``sctk sc_stats -p -t std4 -u`` on sclite's SGML
   of the same texts (sclite's own alignment, run once beforehand, is not timed), the
@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 from common import Row, header, table, time_side_by_side
 
-from lightscore.bootstrap import bootstrap_ci, paired_bootstrap
-from lightscore.breakdown import speaker_table, utt_counts
-from lightscore.metrics.alignment import align
-from lightscore.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
+from lightscore.analysis.bootstrap import bootstrap_ci, paired_bootstrap
+from lightscore.analysis.breakdown import speaker_table, utt_counts
+from lightscore.analysis.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
+from lightscore.text.alignment import align
 
 SPEAKERS = 200
 VOCAB = [f"w{i}" for i in range(2000)]

@@ -5,7 +5,7 @@
 Two CPU processes join a gloo group. Every iteration, after a barrier, each
 rank times one collective; an iteration's time is the slower rank's. Rows:
 
-- ``gather_and_merge(WER)``: what `lightscore.distributed.gather_and_merge`
+- ``gather_and_merge(WER)``: what `lightscore.core.distributed.gather_and_merge`
   does for a plain loop (all_gather_object of the state, merge, load);
 - the callback's epoch end: ``gather_objects`` of its payload (WER and CER
   states of one dataloader), then merge and compute each metric, as
@@ -34,7 +34,7 @@ import torch.multiprocessing as mp
 from common import Row, header, table, verdict
 from corpus import make_pairs
 
-from lightscore.distributed import gather_and_merge, gather_objects
+from lightscore.core.distributed import gather_and_merge, gather_objects
 from lightscore.metrics import CER, WER
 
 PAIRS_PER_RANK = 2000

@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows, baseline="floor (read + split + opcodes)", ratio_label="time per line / floor"))
     inner = [Row("floor (read + split + opcodes)", args.lines, [floor], unit="lines")]
     inner += [Row(name, commands[name][0], seconds, unit="lines") for name, seconds in inside.items()]
-    print("\nThe same runs, timed inside the command (lightscore.cli.main, between barriers under torchrun):")
+    print("\nThe same runs, timed inside the command (lightscore.cli.parser, between barriers under torchrun):")
     print("without process start-up, imports (torch: about 1.5 s per rank) and the torchrun launcher.\n")
     print(table(inner, baseline="floor (read + split + opcodes)", ratio_label="time per line / floor"))
     print("\n| command | peak RSS, MB (median) |\n|---|---:|")

@@ -26,8 +26,8 @@ from common import header, time_side_by_side
 from corpus import make_pairs
 
 from lightscore.metrics import WER
-from lightscore.metrics.alignment import align
-from lightscore.report_html import write_report
+from lightscore.report.html import write_report
+from lightscore.text.alignment import align
 
 TARGET_SECONDS = 5.0  # "opens in a few seconds", Chromium's start included
 
@@ -90,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
 
     times = time_side_by_side({label: opener(label) for label in cases}, repeats=args.repeats)
     base = statistics.median(times["tiny, 1 system"])
-    print("| report | utterances | file MB | bytes / utterance | write s | open median s | min-max s "
-          "| in-page script ms | open / tiny |")
+    print(
+        "| report | utterances | file MB | bytes / utterance | write s | open median s | min-max s "
+        "| in-page script ms | open / tiny |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, (n, _) in cases.items():
         size, t = pages[label].stat().st_size, times[label]

@@ -20,11 +20,11 @@ import torchaudio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore.metrics import speech_quality as sq
-from lightscore.metrics import world_pitch
+from lightscore.audio import speech_quality as sq
+from lightscore.audio import world_pitch
+from lightscore.audio.files import read_audio
+from lightscore.audio.signal import MAX_DB
 from lightscore.metrics.audio import MEASURES, SignalMetrics, SpeakerSimilarity
-from lightscore.metrics.audio_files import read_audio
-from lightscore.metrics.signal import MAX_DB
 
 RATE = 16000
 

@@ -1,4 +1,4 @@
-"""lightscore.breakdown: speakers, per-speaker tables, top errors, worst utterances and TSV files.
+"""lightscore.analysis.breakdown: speakers, per-speaker tables, top errors, worst utterances and TSV files.
 
 Per-speaker tables are checked against sclite's own (``per_speaker_counts`` in the
 reference folder's expected.json) and top errors against its ``.dtl`` report, from
@@ -12,7 +12,7 @@ import re
 import pytest
 from test_significance import EXPECTED, REFERENCE, alignments
 
-from lightscore.breakdown import (
+from lightscore.analysis.breakdown import (
     SpeakerRow,
     UttCounts,
     read_utt2spk,

@@ -15,7 +15,7 @@ import pytest
 import sentencepiece
 
 from lightscore.cli import main
-from lightscore.cli_output import ProgressBar
+from lightscore.cli.output import ProgressBar
 from lightscore.metrics import TER
 
 TESTS_DIR = Path(__file__).parent

@@ -1,4 +1,4 @@
-"""`lightscore.compare`: both systems scored, five paired tests, checked against NIST sc_stats and simulations."""
+"""`compare`: both systems scored, five paired tests, checked against NIST sc_stats and simulations."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lightscore.compare import compare
-from lightscore.significance import verdict
+from lightscore.analysis.significance import verdict
+from lightscore.offline.compare import compare
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 SCTK = shutil.which("sctk")

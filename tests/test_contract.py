@@ -8,7 +8,7 @@ import pytest
 
 import lightscore
 from lightscore import BaseMetric, Field, check_metric_contract, check_metric_inputs
-from lightscore.contract import check_result
+from lightscore.core.contract import check_result
 
 # -- Field --------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ import torch
 import torchaudio.functional
 
 from lightscore import MeasureError, measure
-from lightscore.dataset_columns import column_scp, write_column
+from lightscore.offline.dataset_columns import column_scp, write_column
 
 TESTS_DIR = Path(__file__).parent
 WER_KEY = "lightscore.metrics.error_rate.WER"

@@ -10,7 +10,7 @@ import pytest
 from ddp_scripts.gather_states import HYPS, REFS
 from ddp_scripts.launch import free_port, run_scripts
 
-from lightscore.distributed import check_object_device, gather_and_merge, gather_objects
+from lightscore.core.distributed import check_object_device, gather_and_compute, gather_objects
 from lightscore.metrics import WER
 
 
@@ -54,16 +54,16 @@ def test_without_process_group_the_local_state_is_computed() -> None:
     metric = WER()
     metric.update(ref=REFS[:2], hyp=HYPS[:2])
     before, expected = metric.state(), metric.compute()
-    assert gather_and_merge(metric) == expected
+    assert gather_and_compute(metric) == expected
     assert metric.state() == before
     assert gather_objects(["anything"]) == [["anything"]]
 
 
 def test_import_and_local_merge_do_not_import_torch() -> None:
     code = (
-        "import sys, lightscore.distributed as d\n"
+        "import sys, lightscore.core.distributed as d\n"
         "from lightscore.metrics import WER\n"
-        "m = WER(); m.update(ref=['a b'], hyp=['a']); d.gather_and_merge(m)\n"
+        "m = WER(); m.update(ref=['a b'], hyp=['a']); d.gather_and_compute(m)\n"
         "print(m.compute()['WER'], 'torch' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -78,3 +78,13 @@ def test_nccl_without_cuda_says_so() -> None:
     check_object_device("gloo")
     with pytest.raises(RuntimeError, match="NCCL process group gathers objects through CUDA.*no CUDA device"):
         check_object_device("nccl")
+
+
+def test_gather_and_merge_returns_the_merged_state_as_the_seed_says() -> None:
+    from lightscore.core.distributed import gather_and_merge
+
+    metric = WER()
+    metric.update(ref=REFS[:2], hyp=HYPS[:2])
+    before = metric.state()
+    assert gather_and_merge(metric) == before  # no process group: the local state
+    assert metric.state() == before

@@ -14,8 +14,8 @@ import pytest
 import soundfile as sf
 import torch
 
+from lightscore.audio.embedders import EMBEDDERS, ResemblyzerEmbedder, resemblyzer_embedder
 from lightscore.metrics.audio import SpeakerSimilarity
-from lightscore.metrics.embedders import EMBEDDERS, ResemblyzerEmbedder, resemblyzer_embedder
 
 SENTENCES = (
     "The quick brown fox jumps over the lazy dog near the quiet river bank.",

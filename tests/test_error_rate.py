@@ -250,8 +250,8 @@ def test_declared_outputs():
         assert [f.name for f in metric_class.outputs] == [name] + [
             f"{name}_{c}" for c in ("sub", "del", "ins", "hit", "ref_len", "utts", "utt_err")
         ]
-        assert [f.name for f in metric_class.inputs] == ["ref", "hyp", "utt_id"]
-        assert [f.optional for f in metric_class.inputs] == [False, False, True]
+        assert [f.name for f in metric_class.inputs] == ["ref", "hyp"]  # the seed contract
+        assert [f.optional for f in metric_class.inputs] == [False, False]
 
 
 # -- shards merge exactly (property) -------------------------------------------------------------

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from lightscore.metrics import CER, WER
-from lightscore.metrics.alignment import align, pra_block
-from lightscore.metrics.counting import _edit_counts, count_edits, is_normalized
+from lightscore.text.alignment import align, pra_block
+from lightscore.text.counting import _edit_counts, count_edits, is_normalized
 
 TOKENS = ["a", "b", "ab", "B", "é", "ß", "x"]
 SPACES = [" ", " ", " ", "  ", "\t", "\u3000", "\xa0", "\x1c"]

@@ -11,12 +11,13 @@ from pathlib import Path
 import jiwer
 import pytest
 
-from lightscore.bootstrap import bootstrap_ci
-from lightscore.breakdown import UttCounts
-from lightscore.metric import merged_result
+from lightscore.analysis.bootstrap import bootstrap_ci
+from lightscore.analysis.breakdown import UttCounts
+from lightscore.core.batch import feed
+from lightscore.core.merge import merged_result
+from lightscore.core.runner import write_artifacts_of
 from lightscore.metrics import CER, TER, WER
 from lightscore.metrics.error_rate_base import STATES
-from lightscore.runner import write_artifacts_of
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = [(run, system) for run in ("word", "word_s", "char", "char_s") for system in "ab"]
@@ -59,7 +60,7 @@ def test_sclite_aligner_reproduces_every_count_of_the_reference(run, system):
     metric = sclite_metric(run, per_utterance=True)
     for start in range(0, len(ids), 150):  # a few batches, as a loader gives them
         stop = start + 150
-        metric.update(ref=refs[start:stop], hyp=hyps[start:stop], utt_id=ids[start:stop])
+        feed(metric, {"ref": refs[start:stop], "hyp": hyps[start:stop]}, ids[start:stop])
     result = metric.compute()
 
     expected = per_utt(run, system)
@@ -86,7 +87,7 @@ def test_sclite_totals_do_not_need_per_utterance_counts(run):
     ids, refs, hyps = reference_pairs("a")
     lean, full = sclite_metric(run), sclite_metric(run, per_utterance=True)
     lean.update(ref=refs, hyp=hyps)
-    full.update(ref=refs, hyp=hyps, utt_id=ids)
+    feed(full, {"ref": refs, "hyp": hyps}, ids)
     assert lean.compute() == full.compute()
     assert set(lean.state()) == set(STATES)  # the default state stays a few integers
 
@@ -108,7 +109,7 @@ def test_unit_aligner_is_unchanged_and_equals_jiwer():
     refs, hyps, ids = [refs[k] for k in keep], [hyps[k] for k in keep], [ids[k] for k in keep]
     out = jiwer.process_words(refs, hyps)
     for metric in (WER(), WER(aligner="unit", per_utterance=True)):
-        metric.update(ref=refs, hyp=hyps, utt_id=ids)
+        feed(metric, {"ref": refs, "hyp": hyps}, ids)
         r = metric.compute()
         assert (r["WER_sub"], r["WER_del"], r["WER_ins"], r["WER_hit"]) == (
             out.substitutions,
@@ -129,7 +130,7 @@ def test_unit_aligner_is_unchanged_and_equals_jiwer():
 
 def test_utt_err_counts_an_empty_reference_only_with_a_hypothesis():
     metric = WER(per_utterance=True)
-    metric.update(ref=["a b", "", "", "c"], hyp=["a b", "", "x", "d"], utt_id=["u1", "u2", "u3", "u4"])
+    feed(metric, {"ref": ["a b", "", "", "c"], "hyp": ["a b", "", "x", "d"]}, ["u1", "u2", "u3", "u4"])
     result = metric.compute()
     assert result["WER_utts"] == 4
     assert result["WER_utt_err"] == 50.0  # u3 (insertion into nothing) and u4; not u2
@@ -146,10 +147,10 @@ def test_per_utterance_state_and_ci_merge_exactly():
         return WER(case="fold", aligner="sclite", ci=0.95, bootstrap=300, seed=5, block_bootstrap=True)
 
     one = build()
-    one.update(ref=refs, hyp=hyps, utt_id=ids)
+    feed(one, {"ref": refs, "hyp": hyps}, ids)
     ranks = [build(), build()]
     for rank, metric in enumerate(ranks):  # interleaved, as a distributed sampler deals rows
-        metric.update(ref=refs[rank::2], hyp=hyps[rank::2], utt_id=ids[rank::2])
+        feed(metric, {"ref": refs[rank::2], "hyp": hyps[rank::2]}, ids[rank::2])
     merged = build()
     result = merged_result(merged, [m.state() for m in ranks])
     assert result == one.compute()
@@ -164,7 +165,7 @@ def test_ci_is_deterministic_for_a_seed_and_uses_the_sorted_records():
 
     def result(**options):
         metric = WER(ci=0.9, bootstrap=400, **options)
-        metric.update(ref=[refs[k] for k in order], hyp=[hyps[k] for k in order], utt_id=[ids[k] for k in order])
+        feed(metric, {"ref": [refs[k] for k in order], "hyp": [hyps[k] for k in order]}, [ids[k] for k in order])
         return metric.compute()
 
     first, again, other = result(seed=1), result(seed=1), result(seed=2)
@@ -173,7 +174,7 @@ def test_ci_is_deterministic_for_a_seed_and_uses_the_sorted_records():
     assert first["WER_ci_low"] < first["WER"] < first["WER_ci_high"]
 
     metric = WER(per_utterance=True)
-    metric.update(ref=refs, hyp=hyps, utt_id=ids)
+    feed(metric, {"ref": refs, "hyp": hyps}, ids)
     records = metric.utterance_records()
     assert [r.utt_id for r in records] == sorted(ids)
     expected = bootstrap_ci([r.errors for r in records], [r.ref_len for r in records], ci=0.9, replicates=400, seed=1)
@@ -187,17 +188,17 @@ def test_ci_is_deterministic_for_a_seed_and_uses_the_sorted_records():
 
 
 def test_per_utterance_needs_ids_and_unique_ones():
-    with pytest.raises(ValueError, match="per-utterance counts need utt_id"):
+    with pytest.raises(ValueError, match="per-utterance counts need the utterance ids"):
         WER(reports=True).update(ref=["a"], hyp=["a"])
     metric = CER(per_utterance=True)
-    metric.update(ref=["a"], hyp=["b"], utt_id=["u1"])
-    metric.update(ref=["c"], hyp=["c"], utt_id=["u1"])
+    feed(metric, {"ref": ["a"], "hyp": ["b"]}, ["u1"])
+    feed(metric, {"ref": ["c"], "hyp": ["c"]}, ["u1"])
     with pytest.raises(ValueError, match="utterance 'u1' was scored twice"):
         metric.utterance_records()
     with pytest.raises(ValueError, match="per_utterance=True"):
         WER().utterance_records()
     lean = WER()
-    lean.update(ref=["a"], hyp=["b"], utt_id=["u1"])  # ids are accepted and ignored
+    feed(lean, {"ref": ["a"], "hyp": ["b"]}, ["u1"])  # ids are accepted and ignored
     assert lean.state() == {**dict.fromkeys(STATES, 0), "substitutions": 1, "ref_len": 1, "utterances": 1,
                             "error_utterances": 1}  # fmt: skip
 
@@ -240,7 +241,7 @@ def test_settings_names_everything_that_changes_the_number(spm_model):
 
 def test_ter_takes_the_same_options_and_pickles(spm_model):
     metric = TER(spm_model, aligner="sclite", per_utterance=True)
-    metric.update(ref=["the cat sat", ""], hyp=["the cat", ""], utt_id=["u1", "u2"])
+    feed(metric, {"ref": ["the cat sat", ""], "hyp": ["the cat", ""]}, ["u1", "u2"])
     copy = pickle.loads(pickle.dumps(metric))
     assert copy.compute() == metric.compute()
     assert copy.compute()["TER_utts"] == 2 and copy.compute()["TER_utt_err"] == 50.0
@@ -264,7 +265,7 @@ def score_rows(write_scp_file, tmp_path, **options):
         "hyp": write_scp_file("hyp.scp", [(i, h) for i, _, h in ROWS]),
     }
     metric = WER(reports=True, **options)
-    metric.update(ref=[r[1] for r in ROWS], hyp=[r[2] for r in ROWS], utt_id=ids)
+    feed(metric, {"ref": [r[1] for r in ROWS], "hyp": [r[2] for r in ROWS]}, ids)
     write_artifacts_of(metric, data, "dev", tmp_path)
     return metric, tmp_path / "dev"
 
@@ -329,7 +330,7 @@ def test_reports_with_utt2spk(write_scp_file, tmp_path):
     ]
     missing = write_scp_file("utt2spk_short", [("spkA-u1", "ann")])
     short = WER(per_utterance=True, utt2spk=missing)
-    short.update(ref=["a"], hyp=["a"], utt_id=["spkB-u9"])
+    feed(short, {"ref": ["a"], "hyp": ["a"]}, ["spkB-u9"])
     with pytest.raises(ValueError, match="utt2spk .*spkB-u9"):
         short.speakers()
 

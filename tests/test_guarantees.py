@@ -141,7 +141,7 @@ def test_a_metrics_json_folder_is_named(decode: Path) -> None:
     [(np.full(800, np.nan, dtype=np.float32), "NaN or inf"), (np.full(800, 1.5, dtype=np.float32), "would clip")],
 )
 def test_audio_a_wav_cannot_hold_is_refused(tmp_path: Path, value: np.ndarray, message: str) -> None:
-    from lightscore.dataset_columns import write_column
+    from lightscore.offline.dataset_columns import write_column
 
     with pytest.raises(ValueError, match=message):
         write_column([{"utt_id": "u1", "speech": (value, 8000)}], "speech", tmp_path / "speech.scp")
@@ -151,7 +151,7 @@ def test_audio_a_wav_cannot_hold_is_refused(tmp_path: Path, value: np.ndarray, m
 def test_out_of_range_audio_is_kept_as_float(tmp_path: Path) -> None:
     import soundfile
 
-    from lightscore.dataset_columns import write_column
+    from lightscore.offline.dataset_columns import write_column
 
     wave = np.linspace(-1.5, 1.5, 800, dtype=np.float32)
     write_column([{"utt_id": "u1", "speech": (wave, 8000)}], "speech", tmp_path / "s.scp", options={"subtype": "FLOAT"})

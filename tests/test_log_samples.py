@@ -13,8 +13,9 @@ from ddp_scripts.log_samples import N_SAMPLES
 from ddp_scripts.toy_asr import ToyASR, Utterances, hypothesis, loader
 
 from lightscore.lightning import MetricCallback
+from lightscore.lightning.samples import markdown_table
 from lightscore.metrics import CER, WER
-from lightscore.samples import alignment_text, markdown_table
+from lightscore.text.alignment import alignment_text
 
 TAGS = ("val/WER_worst", "val/CER_worst")
 

@@ -1,4 +1,4 @@
-"""Tests for lightscore.normalize: equality with OpenAI Whisper's normalizers, and the user rules.
+"""Tests for lightscore.text.normalize: equality with OpenAI Whisper's normalizers, and the user rules.
 
 The golden answers in data/whisper_normalizer_golden.json were made by openai-whisper's own
 ``whisper/normalizers`` code (data/make_whisper_golden.py), not by the package under test.
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore.normalize import (
+from lightscore.text.normalize import (
     OPENAI_ENGLISH_RULES_SHA1,
     PACKAGE,
     NormalizerError,
@@ -231,7 +231,7 @@ def test_unpickled_normalizer_builds_whisper_in_a_fresh_process():
 
 
 def test_import_does_not_load_whisper_normalizer():
-    code = "import sys, lightscore.normalize; print('whisper_normalizer' in sys.modules)"
+    code = "import sys, lightscore.text.normalize; print('whisper_normalizer' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "False\n"
 

@@ -8,11 +8,10 @@ import lightning.pytorch as pl
 import pytest
 from ddp_scripts import one_road
 from ddp_scripts.launch import free_port, run_scripts
-from ddp_scripts.toy_asr import ToyASR, Utterances, loader
+from ddp_scripts.toy_asr import ToyASR, Utterances, counting_merges, loader
 
 from lightscore import BaseMetric, Field, MeasureError, measure
 from lightscore.lightning import MetricCallback
-from lightscore.metric import merged_result
 from lightscore.metrics import WER
 
 
@@ -29,9 +28,9 @@ def test_one_process_measure_merges_through_merged_result(tmp_path) -> None:
     (tmp_path / "dev" / "ref.scp").write_text("u1 the cat sat\nu2 a dog\n")
     (tmp_path / "dev" / "hyp.scp").write_text("u1 the cat\nu2 a dog\n")
     metrics = [{"metric": {"_target_": f"lightscore.metrics.{m}"}, "inputs": ["ref", "hyp"]} for m in ("WER", "CER")]
-    before = merged_result.calls
-    measure({"inference_dir": str(tmp_path), "metrics": metrics})
-    assert merged_result.calls - before == 2  # one per (metric, test set), also with one process
+    with counting_merges() as merges:
+        measure({"inference_dir": str(tmp_path), "metrics": metrics})
+    assert merges[0] == 2  # one per (metric, test set), also with one process
 
 
 class BrokenMerge(WER):
@@ -53,12 +52,15 @@ def test_a_broken_merge_fails_on_one_process(tmp_path) -> None:
 def test_one_process_callback_epoch_merges_through_merged_result() -> None:
     callback = MetricCallback([WER(), one_road.LockedWordCount()])
     trainer = pl.Trainer(callbacks=[callback], logger=False, enable_progress_bar=False, enable_model_summary=False)
-    before = merged_result.calls
-    trainer.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
-    assert merged_result.calls - before == 2
-    assert callback.results["validate"]["val/hyp_words"] == sum(
-        len(Utterances("dev", 21)[i]["ref"].split()) for i in range(21)
-    ) + callback.results["validate"]["val/WER_ins"] - callback.results["validate"]["val/WER_del"]
+    with counting_merges() as merges:
+        trainer.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
+    assert merges[0] == 2
+    assert (
+        callback.results["validate"]["val/hyp_words"]
+        == sum(len(Utterances("dev", 21)[i]["ref"].split()) for i in range(21))
+        + callback.results["validate"]["val/WER_ins"]
+        - callback.results["validate"]["val/WER_del"]
+    )
 
 
 def test_a_metric_that_cannot_be_copied_works_on_two_processes(two_ranks: list[dict]) -> None:

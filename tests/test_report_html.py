@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from lightscore.metrics import WER
-from lightscore.metrics.alignment import align
-from lightscore.report_html import encode_alignment, render_report, write_report
+from lightscore.report.html import encode_alignment, render_report, write_report
+from lightscore.text.alignment import align
 
 CHROMIUM = shutil.which("chromium")
 needs_chromium = pytest.mark.skipif(

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore.metrics.sclite_align import _exact_counts, sclite_align, sclite_counts, sum_sclite_edits
+from lightscore.text.sclite_align import _exact_counts, sclite_align, sclite_counts, sum_sclite_edits
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = [(run, system) for run in ("word", "word_s", "char", "char_s") for system in "ab"]

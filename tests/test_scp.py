@@ -16,7 +16,7 @@ from example_metrics import WordCount
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore import ScpError, ScpMismatchError, scp_ids
+from lightscore import ScpError, ScpMismatchError
 from lightscore.scp import (
     ScpShard,
     atomic_open,
@@ -28,6 +28,7 @@ from lightscore.scp import (
     read_scp,
     write_scp,
 )
+from lightscore.scp import ids as scp_ids
 
 
 @pytest.fixture
@@ -343,7 +344,6 @@ def test_duplicate_check_on_a_long_file_uses_8_bytes_a_line(write_scp_file):
     finally:
         tracemalloc.stop()
     assert peak < 20 * lines, f"peak {peak} bytes for {lines} lines"
-
 
 
 def read_all(paths, size=None):

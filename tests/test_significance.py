@@ -1,4 +1,4 @@
-"""lightscore.significance against NIST sc_stats' reference outputs, and the bootstrap's coverage.
+"""lightscore.analysis.significance against NIST sc_stats' reference outputs, and the bootstrap's coverage.
 
 The alignments are sclite's own, parsed from ``out/<run>_<sys>.pra`` of the reference
 folder, so these tests check the statistics alone, not any aligner. `read_pra` is
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lightscore.bootstrap import bootstrap_ci, paired_bootstrap
-from lightscore.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
+from lightscore.analysis.bootstrap import bootstrap_ci, paired_bootstrap
+from lightscore.analysis.significance import mapsswe, mcnemar, sign_test, verdict, wilcoxon_test
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = ["word", "word_s", "char", "char_s"]

@@ -18,7 +18,7 @@ import soundfile as sf
 from fastdtw import fastdtw
 from scipy import spatial
 
-from lightscore.metrics import speech_quality as sq
+from lightscore.audio import speech_quality as sq
 
 SIGNAL_MEASURES = [sq.mcd_dtw, sq.f0_rmse_dtw, sq.log_f0_rmse_dtw, sq.f0_corr_dtw, sq.vde]
 PACKAGE_MEASURES = [sq.pesq_wb, sq.pesq_nb, sq.stoi, sq.estoi]

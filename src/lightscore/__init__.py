@@ -10,11 +10,11 @@ only in the modules that need them.
 
 # measure() lives in offline.py, so no module of this package is hidden by a function of its
 # name. offline.py loads hydra, omegaconf, numpy and soundfile only when measure() runs.
-from .contract import Field, check_metric_contract, check_metric_inputs
-from .metric import BaseMetric, RowError
-from .offline import measure
-from .results import MeasureError, MeasureResults
-from .scp import ScpError, ScpMismatchError
+from lightscore.core.contract import Field, check_metric_contract, check_metric_inputs
+from lightscore.core.metric import BaseMetric, RowError
+from lightscore.offline.results import MeasureError, MeasureResults
+from lightscore.offline.stage import measure
+from lightscore.scp.files import ScpError, ScpMismatchError
 
 __all__ = [
     "BaseMetric",

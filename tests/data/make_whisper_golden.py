@@ -150,8 +150,19 @@ CASES = [
 def download_source(dest: Path) -> Path:
     """Download and unpack the openai-whisper sdist into ``dest``; return the unpacked tree."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", f"openai-whisper=={OPENAI_WHISPER_VERSION}",
-         "--no-deps", "--no-binary", ":all:", "--quiet", "-d", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            f"openai-whisper=={OPENAI_WHISPER_VERSION}",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--quiet",
+            "-d",
+            str(dest),
+        ],
         check=True,
     )
     (sdist,) = dest.glob("openai_whisper-*.tar.gz")

@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 
 from lightscore import BaseMetric, Field
-from lightscore.distributed import gather_and_merge
+from lightscore.core.distributed import gather_and_compute
 from lightscore.metrics import WER
 
 REFS = ["the cat sat", "a dog ran over the hill", "green tree", "the sun", "blue river stone"]
@@ -57,15 +57,15 @@ def main() -> None:
     uneven = WER()
     if rank == 0:
         uneven.update(ref=REFS, hyp=HYPS)
-    uneven_result = gather_and_merge(uneven)
+    uneven_result = gather_and_compute(uneven)
 
     group = dist.new_group(list(range(world_size)))
     split, lengths = WER(), Lengths()
     mine = list(range(rank, len(REFS), world_size))
     split.update(ref=[REFS[i] for i in mine], hyp=[HYPS[i] for i in mine])
     lengths.update(hyp=[HYPS[i] for i in mine])
-    gather_and_merge(split, group=group)
-    gather_and_merge(lengths, group=group)
+    gather_and_compute(split, group=group)
+    gather_and_compute(lengths, group=group)
 
     record = {
         "uneven": {"state": uneven.state(), "result": uneven_result},

@@ -3,7 +3,7 @@
 Usage: ``python one_road.py OUT_DIR --devices N``. Each rank writes ``OUT_DIR/rank<r>.json`` with:
 - ``results``: MetricCallback's validate results for WER (with a bootstrap interval) and a metric holding a
   lock (deepcopy raises);
-- ``merges``: how many times `lightscore.metric.merged_result` ran in that validate epoch;
+- ``merges``: how many times `lightscore.core.merge.merged_result` ran in that validate epoch;
 - ``error``: the error every rank raised when the lock metric fails on the last rank's third batch;
 - ``save_error``: the error every rank raised when rank 0 cannot write ``save_dir``.
 """
@@ -20,11 +20,10 @@ import lightning.pytorch as pl
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, counting_merges, loader, run_as_script  # noqa: E402
 
 from lightscore import BaseMetric, Field  # noqa: E402
 from lightscore.lightning import MetricCallback  # noqa: E402
-from lightscore.metric import merged_result  # noqa: E402
 from lightscore.metrics import WER  # noqa: E402
 
 
@@ -78,9 +77,9 @@ def run(out: Path, devices: int) -> dict:
     assert copy.deepcopy  # the metric below must never reach it
     good = MetricCallback(metrics())
     t = trainer(devices, good)
-    before = merged_result.calls
-    t.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
-    record = {"rank": t.global_rank, "results": good.results["validate"], "merges": merged_result.calls - before}
+    with counting_merges() as merges:
+        t.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
+    record = {"rank": t.global_rank, "results": good.results["validate"], "merges": merges[0]}
     failing = MetricCallback([WER(), LockedWordCount(fail_at=3)])
     try:
         trainer(devices, failing).validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))

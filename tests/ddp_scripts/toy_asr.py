@@ -9,7 +9,11 @@ as padding, so counting the padding would change the counts.
 
 from __future__ import annotations
 
+import contextlib
 import random
+import sys
+from collections.abc import Iterator
+from unittest import mock
 
 import lightning.pytorch as pl
 import torch
@@ -127,3 +131,27 @@ def run_as_script(run) -> None:
     if torch.distributed.is_initialized():
         torch.distributed.barrier()
         torch.distributed.destroy_process_group()
+
+
+@contextlib.contextmanager
+def counting_merges() -> Iterator[list[int]]:
+    """Count every call of `lightscore.core.merge.merged_result` from any lightscore module in the block.
+
+    The counter is a test's wrapper, not part of the library: each module that imported the
+    function by name gets a counting wrapper for the block (`unittest.mock.patch`).
+    """
+    import lightscore.core.merge as merge
+
+    calls = [0]
+    real = merge.merged_result
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    holders = [m for name, m in list(sys.modules.items()) if name.startswith("lightscore") and m is not None]
+    with contextlib.ExitStack() as stack:
+        for module in holders:
+            if getattr(module, "merged_result", None) is real:
+                stack.enter_context(mock.patch.object(module, "merged_result", counted))
+        yield calls

@@ -9,7 +9,7 @@
 'WER case=fold aligner=sclite normalize=none'
 """
 
-from .error_rate import CER, TER, WER
-from .error_rate_base import ErrorRate
+from lightscore.metrics.error_rate import CER, TER, WER
+from lightscore.metrics.error_rate_base import ErrorRate
 
 __all__ = ["CER", "TER", "WER", "ErrorRate"]

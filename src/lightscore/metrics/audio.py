@@ -2,15 +2,15 @@
 
 Their class paths (``lightscore.metrics.audio.SignalMetrics``...) name their
 results in ``metrics.json``. The audio inputs are SCP lines whose value is a WAV
-path, read by `lightscore.metrics.audio_files.read_audio` at the metric's
+path, read by `lightscore.audio.files.read_audio` at the metric's
 ``sample_rate``. The measures, listed by name in `MEASURES`
-(`lightscore.metrics.audio_measures`), are the functions of
-`lightscore.metrics.signal` (torch: lightscore's fast approximations) and
-`lightscore.metrics.speech_quality` (numpy: equal to ESPnet2 and the PESQ and
-STOI packages); the speaker embedders are in `lightscore.metrics.embedders`.
+(`lightscore.audio.measures`), are the functions of
+`lightscore.audio.signal` (torch: lightscore's fast approximations) and
+`lightscore.audio.speech_quality` (numpy: equal to ESPnet2 and the PESQ and
+STOI packages); the speaker embedders are in `lightscore.audio.embedders`.
 Every state is a "sum" of fixed-point integers and a count per measure, so
 merging ranks or shards gives the single-run result bit for bit. A problem with
-one file is raised as `lightscore.metric.RowError`, so the error names the
+one file is raised as `lightscore.core.metric.RowError`, so the error names the
 utterance. torch and torchaudio load with this module, never with
 ``import lightscore.metrics``.
 
@@ -35,12 +35,20 @@ from typing import Any
 
 import torch
 
-from ..contract import Field, metric_name
-from ..metric import BaseMetric, RowError
-from .audio_files import read_audio, trim_to_common_length
-from .audio_measures import FIXED_POINT, MEASURES, Measure, check_rate, check_score_config, measure_calls, to_fixed
-from .embedders import build_embedder, cosine_similarity
-from .world_pitch import F0_METHODS
+from lightscore.audio.embedders import build_embedder, cosine_similarity
+from lightscore.audio.files import read_audio, trim_to_common_length
+from lightscore.audio.measures import (
+    FIXED_POINT,
+    MEASURES,
+    Measure,
+    check_rate,
+    check_score_config,
+    measure_calls,
+    to_fixed,
+)
+from lightscore.audio.world_pitch import F0_METHODS
+from lightscore.core.contract import Field, metric_name
+from lightscore.core.metric import BaseMetric, RowError
 
 # MEASURES is re-exported: it is the table of what score_config accepts.
 __all__ = ["MEASURES", "AudioMetric", "SignalMetrics", "SpeakerSimilarity"]
@@ -76,7 +84,7 @@ class AudioMetric(BaseMetric):
             where: The row's files, for an error.
 
         Returns:
-            A float32 tensor (see `lightscore.metrics.audio_files.read_audio`).
+            A float32 tensor (see `lightscore.audio.files.read_audio`).
 
         Raises:
             ValueError: unreadable, empty or non-finite audio, or the wrong channel count.

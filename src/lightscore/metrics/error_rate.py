@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .counting import is_normalized, same_text
-from .error_rate_base import ErrorRate
-from .error_rate_options import check_type, error_rate_outputs
+from lightscore.metrics.error_rate_base import ErrorRate
+from lightscore.metrics.error_rate_options import check_type, error_rate_outputs
+from lightscore.text.counting import is_normalized, same_text
 
 __all__ = ["CER", "TER", "WER"]
 

@@ -6,7 +6,7 @@ merging ranks or shards is exact and the state never grows with the data. The
 default aligner (``aligner="unit"``) runs the edit distance in C (rapidfuzz, as
 in jiwer 4), with unit costs: the counts equal jiwer's ``process_words`` /
 ``process_characters`` on the same pairs. ``aligner="sclite"`` counts with NIST
-sclite's weighted alignment and tie-breaking (`lightscore.metrics.sclite_align`).
+sclite's weighted alignment and tie-breaking (`lightscore.text.sclite_align`).
 
 Options that change the number (a normalizer, case folding, the aligner) are
 named by ``settings()``. Per-utterance counts (``per_utterance=True``) add one
@@ -21,17 +21,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from ..breakdown import UttCounts, utterance_records
-from ..contract import Field
-from ..metric import BaseMetric
-from .alignment import Pair
-from .counting import aligner_functions, count_utterances
-from .error_rate_options import COUNTS, check_options, error_rate_outputs
+from lightscore.analysis.breakdown import UttCounts, utterance_records
+from lightscore.core.contract import Field
+from lightscore.core.metric import BaseMetric
+from lightscore.metrics.error_rate_options import COUNTS, check_options, error_rate_outputs
+from lightscore.text.alignment import Pair, alignment_text
+from lightscore.text.counting import aligner_functions, count_utterances
 
 if TYPE_CHECKING:
-    from ..normalize import TextNormalizer
+    from lightscore.text.normalize import TextNormalizer
 
-# COUNTS is re-exported for the readers of results (lightscore.report_html); it lives with the outputs.
+# COUNTS is re-exported for the readers of results (lightscore.report.html); it lives with the outputs.
 __all__ = ["COUNTS", "STATES", "ErrorRate"]
 
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
@@ -49,8 +49,8 @@ class ErrorRate(BaseMetric):
         case: ``"sensitive"`` (default) or ``"fold"`` (lower-case both sides).
         alignment: Write ``<name>_alignment`` in `write_artifacts` (default True).
         aligner: ``"unit"`` (rapidfuzz unit costs, jiwer 4's counts; the default) or ``"sclite"``
-            (NIST sclite's weighted alignment and tie-breaking, `lightscore.metrics.sclite_align`).
-        normalize: A normalizer name of `lightscore.normalize.get_normalizer`: ``"none"`` (default),
+            (NIST sclite's weighted alignment and tie-breaking, `lightscore.text.sclite_align`).
+        normalize: A normalizer name of `lightscore.text.normalize.get_normalizer`: ``"none"`` (default),
             ``"whisper_english"`` or ``"whisper_basic"``.
         substitutions: Whole-word replacements after ``normalize``: a ``from<TAB>to`` file or a mapping.
         fillers: Words to drop after ``normalize``: a list or a file with one word per line.
@@ -73,7 +73,7 @@ class ErrorRate(BaseMetric):
         ValueError: an unknown case, aligner or normalizer name (the message lists the known
             ones), ``ci`` outside (0, 1), ``bootstrap`` < 1, ``block_bootstrap`` without ``ci``,
             or an ``utt2spk`` that is not a file.
-        lightscore.normalize.NormalizerError: a bad substitution or filler rule.
+        lightscore.text.normalize.NormalizerError: a bad substitution or filler rule.
 
     >>> from lightscore.metrics import CER, WER
     >>> m = WER(case="fold", aligner="sclite")
@@ -90,8 +90,8 @@ class ErrorRate(BaseMetric):
     """
 
     name: ClassVar[str] = "ER"
-    # utt_id is reserved: feed() and MetricCallback fill it from the ids they know, for per-utterance counts.
-    inputs = (Field("ref", "text"), Field("hyp", "text"), Field("utt_id", "text", optional=True))
+    # The seed's contract: ref and hyp. Utterance ids are the rows' keys; feed() passes them (batch_utt_ids).
+    inputs = (Field("ref", "text"), Field("hyp", "text"))
     outputs = error_rate_outputs("ER")
 
     def __init__(
@@ -111,7 +111,7 @@ class ErrorRate(BaseMetric):
         reports: bool = False,
         report_html: bool = False,
     ) -> None:
-        from ..normalize import get_normalizer  # importlib.metadata: imported when a rate is built
+        from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
         check_options(
             type(self).__name__, case=case, alignment=alignment, aligner=aligner, normalize=normalize,
@@ -196,35 +196,50 @@ class ErrorRate(BaseMetric):
         """
         return self.align_tokens(self.tokens(ref_text), self.tokens(hyp_text))
 
+    def row_sample(self, row: Mapping[str, str]) -> tuple[int, str, str, str]:
+        """``(errors, ref, hyp, alignment)`` of one row, for ``MetricCallback(log_samples=N)``.
+
+        >>> from lightscore.metrics import WER
+        >>> WER().row_sample({"ref": "a b", "hyp": "a"})
+        (1, 'a b', 'a', 'a -b')
+        """
+        pairs = self.align(row["ref"], row["hyp"])
+        return sum(mark != "C" for *_, mark in pairs), row["ref"], row["hyp"], alignment_text(pairs)
+
     # -- counting -----------------------------------------------------------------------
 
-    def update(self, *, ref: Sequence[str], hyp: Sequence[str], utt_id: Sequence[str] | None = None) -> None:
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
         """Add the edit counts of each (ref, hyp) pair.
+
+        With ``per_utterance`` (and ``ci``, ``reports``, ``report_html``) each row's
+        utterance id is read from ``batch_utt_ids``: every road (the callback,
+        ``__call__``, `lightscore.measure`) feeds batches with their ids
+        (`lightscore.core.batch.feed`).
 
         Args:
             ref: Reference texts.
             hyp: Hypothesis texts, one per reference.
-            utt_id: Utterance ids, one per reference; required with ``per_utterance`` (and
-                ``ci``, ``reports``, ``report_html``), ignored otherwise.
 
         Raises:
-            ValueError: a malformed batch (`lightscore.metric.check_batch`), or no ``utt_id``
-                while per-utterance counts are kept.
+            ValueError: a malformed batch (`lightscore.core.batch.check_batch`), or no
+                utterance ids while per-utterance counts are kept.
 
         >>> from lightscore.metrics import CER, WER
         >>> m = WER(); m.update(ref=["the cat sat"], hyp=["the bat sat down"])
         >>> m.substitutions, m.deletions, m.insertions, m.hits, m.ref_len, m.error_utterances
         (1, 0, 1, 2, 3, 1)
-        >>> m = WER(per_utterance=True); m.update(ref=["a b"], hyp=["a"], utt_id=["u1"]); m.utterance_counts
+        >>> from lightscore.core.batch import feed
+        >>> m = WER(per_utterance=True); feed(m, {"ref": ["a b"], "hyp": ["a"]}, ["u1"]); m.utterance_counts
         [('u1', 0, 1, 0, 2)]
         >>> WER(per_utterance=True).update(ref=["a b"], hyp=["a"])
         Traceback (most recent call last):
         ...
-        ValueError: WER: per-utterance counts need utt_id in every batch (update(ref=..., hyp=..., utt_id=...))
+        ValueError: WER: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)
         """
+        utt_id = self.batch_utt_ids
         if self.per_utterance and utt_id is None:
             raise ValueError(
-                f"{self.name}: per-utterance counts need utt_id in every batch (update(ref=..., hyp=..., utt_id=...))"
+                f"{self.name}: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)"
             )
         ref, hyp = self._prepared(ref), self._prepared(hyp)
         if self.per_utterance:
@@ -262,7 +277,8 @@ class ErrorRate(BaseMetric):
         >>> r["WER"], r["WER_utts"], r["WER_utt_err"]
         (40.0, 2, 50.0)
         >>> m = WER(ci=0.9, bootstrap=200)
-        >>> m.update(ref=["a b", "c d", "e"], hyp=["a b", "c x", "f"], utt_id=["u1", "u2", "u3"])
+        >>> from lightscore.core.batch import feed
+        >>> feed(m, {"ref": ["a b", "c d", "e"], "hyp": ["a b", "c x", "f"]}, ["u1", "u2", "u3"])
         >>> r = m.compute(); r["WER_ci_low"] <= r["WER"] <= r["WER_ci_high"]
         True
         """
@@ -288,7 +304,7 @@ class ErrorRate(BaseMetric):
         }
 
     def _interval(self) -> tuple[float, float]:
-        from ..bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
+        from lightscore.analysis.bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
 
         records = self.utterance_records()
         groups = [r.speaker for r in records] if self.block_bootstrap else None
@@ -321,7 +337,7 @@ class ErrorRate(BaseMetric):
         """The per-utterance counts (merged, after ``load_state``), sorted by utterance id, with speakers.
 
         Returns:
-            One `lightscore.breakdown.UttCounts` per utterance scored.
+            One `lightscore.analysis.breakdown.UttCounts` per utterance scored.
 
         Raises:
             ValueError: the metric keeps no per-utterance counts, an utterance id was scored
@@ -329,7 +345,8 @@ class ErrorRate(BaseMetric):
 
         >>> from lightscore.metrics import CER, WER
         >>> m = WER(per_utterance=True)
-        >>> m.update(ref=["a b", "c"], hyp=["a", "c"], utt_id=["spk2-u1", "spk1-u9"])
+        >>> from lightscore.core.batch import feed
+        >>> feed(m, {"ref": ["a b", "c"], "hyp": ["a", "c"]}, ["spk2-u1", "spk1-u9"])
         >>> m.utterance_records()  # doctest: +NORMALIZE_WHITESPACE
         [UttCounts(utt_id='spk1-u9', speaker='spk1', sub=0, dele=0, ins=0, ref_len=1),
          UttCounts(utt_id='spk2-u1', speaker='spk2', sub=0, dele=1, ins=0, ref_len=2)]
@@ -351,7 +368,8 @@ class ErrorRate(BaseMetric):
             ValueError: as `utterance_records`.
 
         >>> from lightscore.metrics import CER, WER
-        >>> m = CER(per_utterance=True); m.update(ref=["a"], hyp=["a"], utt_id=["spk3-u1"]); m.speakers()
+        >>> from lightscore.core.batch import feed
+        >>> m = CER(per_utterance=True); feed(m, {"ref": ["a"], "hyp": ["a"]}, ["spk3-u1"]); m.speakers()
         {'spk3-u1': 'spk3'}
         """
         return {record.utt_id: record.speaker for record in self.utterance_records()}
@@ -364,7 +382,7 @@ class ErrorRate(BaseMetric):
 
     def join_artifact_parts(self, test_dir: Path, world: int) -> None:
         """Join the ranks' parts of ``<name>_alignment`` (`lightscore.metrics.error_reports.join_alignment_parts`)."""
-        from .error_reports import join_alignment_parts
+        from lightscore.metrics.error_reports import join_alignment_parts
 
         join_alignment_parts(self, test_dir, world)
 
@@ -384,7 +402,7 @@ class ErrorRate(BaseMetric):
             ValueError: as `compute` and `utterance_records`.
 
         >>> import tempfile
-        >>> from lightscore.runner import write_artifacts_of
+        >>> from lightscore.core.runner import write_artifacts_of
         >>> d = Path(tempfile.mkdtemp())
         >>> _ = (d / "ref.scp").write_text("u1 the cat\\n"); _ = (d / "hyp.scp").write_text("u1 the bat\\n")
         >>> from lightscore.metrics import CER, WER
@@ -395,7 +413,7 @@ class ErrorRate(BaseMetric):
         """
         if not (self.alignment or self.reports or self.report_html):
             return
-        from .error_reports import write_error_artifacts
+        from lightscore.metrics.error_reports import write_error_artifacts
 
         # Only the HTML page shows the interval: the bootstrap is not run again for the text files.
         write_error_artifacts(self, test_dir, self.compute() if self.report_html else self._counts())

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..contract import Field
+from lightscore.core.contract import Field
 
 __all__ = ["ALIGNERS", "CASES", "COUNTS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
@@ -111,7 +111,7 @@ def check_options(owner: str, **options: Any) -> None:
     ValueError: CER: ci 1.5 is not between 0 and 1 (e.g. 0.95)
     """
     # Imported here: importlib.metadata alone costs ``lightscore score --help`` 16 ms.
-    from ..normalize import NAMES as NORMALIZERS
+    from lightscore.text.normalize import NAMES as NORMALIZERS
 
     o = {"ci": None, "bootstrap": 1, "seed": 0, "block_bootstrap": False, "utt2spk": None, **options}
     check_choice(owner, "case", o["case"], CASES)

@@ -7,13 +7,13 @@ own normalizer, case, tokenizer and aligner, and writes, in ``test_dir``:
 
 - ``<name>_alignment``: a Kaldi summary line, a ``# settings: ...`` line, then an
   sclite-style block per utterance with an error;
-- with ``reports``: ``<name>_speakers.tsv`` (`lightscore.breakdown.speaker_table`),
+- with ``reports``: ``<name>_speakers.tsv`` (`lightscore.analysis.breakdown.speaker_table`),
   ``<name>_top_errors.tsv`` (every substitution, deletion and insertion with its
   count, most frequent first) and ``<name>_worst.tsv`` (the utterances with the
   most errors, with their alignment as REF / HYP / Eval lines);
-- with ``report_html``: ``<name>_report.html`` (`lightscore.report_html.write_report`).
+- with ``report_html``: ``<name>_report.html`` (`lightscore.report.html.write_report`).
 
-Every file is written atomically (`lightscore.scp.atomic_open`).
+Every file is written atomically (`lightscore.scp.files.atomic_open`).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..breakdown import SpeakerRow, UttCounts, speaker_table, top_errors, worst_utterances, write_tsv
-from ..scp import atomic_open
-from .alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
+from lightscore.analysis.breakdown import SpeakerRow, UttCounts, speaker_table, top_errors, worst_utterances, write_tsv
+from lightscore.scp.files import atomic_open
+from lightscore.text.alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
 
 if TYPE_CHECKING:
-    from .error_rate import ErrorRate
+    from lightscore.metrics.error_rate import ErrorRate
 
 __all__ = ["WORST_UTTERANCES", "error_rows", "join_alignment_parts", "write_error_artifacts"]
 
@@ -158,7 +158,7 @@ def _write_html(
     utterances: list[tuple[str, list[Pair]]],
     errors: list[list[Pair]],
 ) -> None:
-    from ..report_html import write_report
+    from lightscore.report.html import write_report
 
     top = top_errors(errors, n=10)
     tables = {"Substitutions": top["substitutions"], "Deletions": top["deletions"], "Insertions": top["insertions"]}
@@ -176,10 +176,10 @@ def _write_html(
 
 
 def error_rows(top: Mapping[str, list[tuple]]) -> Iterator[tuple]:
-    """`lightscore.breakdown.top_errors` as ``(kind, ref, hyp, count)`` rows; a space token shows as ``<sp>``.
+    """`lightscore.analysis.breakdown.top_errors` as ``(kind, ref, hyp, count)`` rows; a space token shows as ``<sp>``.
 
     Args:
-        top: What `lightscore.breakdown.top_errors` returned.
+        top: What `lightscore.analysis.breakdown.top_errors` returned.
 
     Returns:
         The rows of ``<name>_top_errors.tsv``: substitutions, then deletions, then insertions.

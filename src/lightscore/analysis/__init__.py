@@ -1,0 +1,1 @@
+"""analysis layer (see docs/architecture.md)."""

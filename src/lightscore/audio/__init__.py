@@ -1,0 +1,1 @@
+"""audio layer (see docs/architecture.md)."""

@@ -1,0 +1,303 @@
+"""The commands of ``lightscore``: ``measure``, ``score``, ``compare`` and ``report``, one ``run_*`` each.
+
+`lightscore.cli.parser.build_parser` binds each subcommand to its ``run_*``; every
+one takes the parsed arguments and returns the exit status. The library is
+imported inside each command, so the parser loads the standard library alone.
+Results go to stdout, progress bars (tqdm) and errors to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import stat
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
+
+__all__ = ["check_input", "run_compare", "run_measure", "run_report", "run_score"]
+
+
+# -- measure ------------------------------------------------------------------------
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    """``lightscore measure``: progress to stderr, the result table and the metrics.json path to stdout."""
+    from lightscore.offline.results import MeasureError
+    from lightscore.offline.stage import measure
+
+    bar = ProgressBar(sys.stderr)
+    try:
+        results = measure(args.config, overrides=args.overrides, progress=bar)
+    except MeasureError as e:
+        bar.close()
+        _print_results(e.results)
+        raise
+    finally:
+        bar.close()
+    _print_results(results)
+    return 0
+
+
+def _print_results(results: Any) -> None:
+    if int(os.environ.get("RANK", "0")) != 0:
+        return  # under torchrun every rank holds the merged results; rank 0 alone reports them
+    if results:
+        print(format_table(results))
+    print(f"metrics.json: {results.path}")
+
+
+# -- the input files ------------------------------------------------------------------------
+
+
+def check_input(label: str, path: str) -> bool:
+    """Raise unless ``path`` can be read as an SCP file; return True when it is a regular file.
+
+    A pipe (FIFO, ``/dev/stdin`` fed by one) or a terminal is read as a stream, once:
+    it can be scored, but gets no progress bar (counting its rows would consume it)
+    and no artifact that re-reads the inputs.
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        IsADirectoryError: ``path`` is a directory.
+        ValueError: ``path`` is a socket or a block device.
+
+    >>> check_input("REF", "/")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: REF /: is a directory, not an SCP file
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{label} {path}: no such file") from None
+    if stat.S_ISREG(mode):
+        return True
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{label} {path}: is a directory, not an SCP file")
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return False
+    kind = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+    raise ValueError(f"{label} {path}: is {kind}, not an SCP file")
+
+
+def _check_inputs(files: Mapping[str, str], rereads: str | None) -> bool:
+    """Check every input; True when all are regular files. ``rereads`` names an option that needs them so."""
+    regular = {label: check_input(label, path) for label, path in files.items()}
+    streams = [label for label, ok in regular.items() if not ok]
+    if len(streams) > 1 or (streams and len({os.path.realpath(p) for p in files.values()}) < len(files)):
+        shown = ", ".join(f"{label} {files[label]}" for label in streams)
+        raise ValueError(f"{shown}: only one input can be a stream (a pipe or standard input); save the others")
+    first = next(iter(files))
+    if first in streams:
+        # The first file leads the lockstep read, and a repeated id in it is confirmed by reading it again.
+        raise ValueError(
+            f"{first} {files[first]} is a stream: only the hypothesis can be read from a pipe; save the reference"
+        )
+    if streams and rereads:
+        label = streams[0]
+        raise ValueError(f"{label} {files[label]} is a stream, read once; {rereads} reads it again: save it to a file")
+    return not streams
+
+
+def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
+    if args.metric == "ter" and args.bpemodel is None:
+        raise ValueError("--metric ter needs --bpemodel M, the SentencePiece model whose pieces it counts")
+    if args.metric != "ter" and args.bpemodel is not None:
+        raise ValueError(f"--bpemodel is used only by --metric ter, not {args.metric}")
+    return {name: getattr(args, name) for name in _METRIC_OPTIONS}
+
+
+# The options of _scoring_options that build the metric (lightscore.offline.compare.build_metric's keywords).
+_METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substitutions", "fillers", "ci",
+                   "bootstrap", "seed", "block_bootstrap", "utt2spk")  # fmt: skip
+
+
+# -- score ------------------------------------------------------------------------------
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """``lightscore score``: one error rate of two SCP files; exit 1 if an artifact could not be written."""
+    from lightscore.offline.compare import build_metric
+    from lightscore.text.alignment import kaldi_summary
+
+    options = _metric_options(args)
+    regular = _check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
+    report = args.report is not None
+    metric = build_metric(**options, per_utterance=report, reports=report)
+    data = {"ref": args.ref, "hyp": args.hyp}
+    bar = ProgressBar(sys.stderr) if regular else None
+    name = metric.name
+    try:
+        progress = None if bar is None else lambda key, test, done, total: bar(name, Path(args.hyp).name, done, total)
+        result = metric(data, "", progress=progress)  # no output_dir: a folder that cannot be written loses no result
+    except BaseException:
+        if bar is not None:
+            bar.close(show=False)  # the error says where it stopped
+        raise
+    if bar is not None:
+        bar.close()
+    print(kaldi_summary(name, result))
+    print(f"{name} {result[name]}")
+    print(f"settings: {metric.settings()}")
+    print(f"utterances: {result[f'{name}_utts']}, with errors: {result[f'{name}_utt_err']:.2f}%")
+    if args.ci is not None:
+        print(f"{args.ci:.0%} interval: [{result[f'{name}_ci_low']:.2f}, {result[f'{name}_ci_high']:.2f}]")
+    for folder in dict.fromkeys(d for d in (args.alignment, args.report) if d):
+        metric.reports = folder == args.report  # the alignment folder gets the alignment alone
+        _write_artifacts(metric, data, folder)
+        print(f"{'report' if folder == args.report else 'alignment'}: {folder}")
+    if report:
+        _print_report_tables(args.report, metric.name)
+    return 0
+
+
+def _rereads(args: argparse.Namespace) -> str | None:
+    return "--alignment" if args.alignment else "--report" if args.report else None
+
+
+_TEMP_NAME = re.compile(r"^\.(.+)\.lightscore-tmp-[^/]*$")  # lightscore.scp.files.atomic_open's temporary file
+
+
+def _write_artifacts(metric: Any, data: Mapping[str, str], folder: str) -> None:
+    """Write the metric's files into ``folder``; an OSError names the file that could not be written."""
+    from lightscore.core.runner import write_artifacts_of
+
+    try:
+        write_artifacts_of(metric, data, "", folder)
+    except OSError as e:
+        where = Path(e.filename) if e.filename else None
+        temp = _TEMP_NAME.match(where.name) if where else None
+        if temp:
+            raise OSError(f"{where.with_name(temp.group(1))}: cannot be written ({e.strerror})") from e
+        # The folder itself failed: the first file the metric writes is the one that could not be.
+        first = "alignment" if metric.alignment else "speakers.tsv"
+        cause = f"{where}: {e.strerror}" if where else str(e)
+        raise OSError(f"{Path(folder) / f'{metric.name.lower()}_{first}'}: cannot be written ({cause})") from e
+
+
+def _print_report_tables(folder: str, name: str, top: int = 10) -> None:
+    """Print the speaker table and the most frequent errors, as written into ``folder``."""
+    stem = Path(folder) / name.lower()
+    speakers = _read_tsv(Path(f"{stem}_speakers.tsv"))
+    print("\nSpeakers\n" + format_rows([[_number(cell) for cell in row] for row in speakers]))
+    header, *errors = _read_tsv(Path(f"{stem}_top_errors.tsv"))
+    print("\nTop errors")
+    for kind in ("substitution", "deletion", "insertion"):
+        rows = [row for row in errors if row[0].startswith(kind)][:top]
+        shown = [(f"{ref} -> {hyp}" if kind == "substitution" else ref or hyp, count) for _, ref, hyp, count in rows]
+        print(format_rows([(kind, "count"), *shown]) + ("" if kind == "insertion" else "\n"))
+
+
+def _read_tsv(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _number(cell: str) -> Any:
+    try:
+        return int(cell)
+    except ValueError:
+        try:
+            return float(cell)
+        except ValueError:
+            return cell
+
+
+# -- compare ------------------------------------------------------------------------------
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """``lightscore compare``: both systems, the five paired tests and the verdict; ``--json OUT`` keeps all."""
+    from lightscore.offline.compare import compare
+    from lightscore.scp.files import atomic_open
+
+    options = _metric_options(args)
+    _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
+    summary = compare(args.ref, args.hyp_a, args.hyp_b, **options, level=args.level)
+    print(format_comparison(summary))
+    if args.json:
+        with atomic_open(args.json) as f:
+            json.dump(summary, f, indent=2, allow_nan=False)
+            f.write("\n")
+        print(f"json: {args.json}")
+    return 0
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """``lightscore report``: the HTML report of one system, or of two with their paired comparison."""
+    from lightscore.analysis.breakdown import speaker_table, top_errors
+    from lightscore.offline.compare import check_same_ids, compare_scored, score_system
+    from lightscore.report.html import write_report
+
+    options = _metric_options(args)
+    files = {"REF": args.ref, "HYP": args.hyp, **({"HYP_B": args.hyp_b} if args.hyp_b else {})}
+    _check_inputs(files, "report")
+    if args.hyp_b:
+        check_same_ids(args.ref, args.hyp, args.hyp_b)
+    two = bool(args.hyp_b)
+    ci = 0.95 if two and args.ci is None else args.ci
+    options["ci"] = ci
+    systems = [score_system(args.ref, args.hyp, "A", **options)]
+    if two:
+        systems.append(score_system(args.ref, args.hyp_b, "B", **options))
+    comparison = None
+    if two:
+        summary = compare_scored(
+            *systems, ci=ci, bootstrap=args.bootstrap, seed=args.seed, block_bootstrap=args.block_bootstrap,
+            level=args.level,
+        )  # fmt: skip
+        comparison = _report_comparison(summary)
+    metric = systems[0].metric
+    tables = {}
+    for system in systems:
+        top = top_errors(system.alignments)
+        suffix = f", {system.name}" if two else ""
+        tables.update({f"{kind.capitalize()}{suffix}": rows for kind, rows in top.items()})
+    details = {"reference": args.ref, "A": args.hyp, **({"B": args.hyp_b} if two else {})}
+    details["settings"] = metric.settings()
+    write_report(
+        args.output,
+        [(s.name, s.result, list(s.alignments.items())) for s in systems],
+        title=args.title,
+        metric=metric.name,
+        details=details,
+        speakers=speaker_table(systems[-1].records) if not two else _speakers_side_by_side(systems),
+        top_errors=tables,
+        comparison=comparison,
+        max_utterances=args.max_utterances,
+    )
+    print(f"report: {args.output}")
+    return 0
+
+
+def _report_comparison(summary: Mapping[str, Any]) -> dict[str, Any]:
+    from lightscore.offline.compare import TEST_NAMES
+
+    boot = summary["bootstrap"]
+    labels = {**TEST_NAMES, "mcnemar": "McNemar (exact)"}  # the page has room to say which p
+    return {
+        "difference": boot["difference"],
+        "ci": boot["ci"],
+        "P(B better)": boot["p_b_better"],
+        "p_values": {label: summary[key]["p"] for key, label in labels.items()},
+        "verdict": summary["verdict"],
+    }
+
+
+def _speakers_side_by_side(systems: Sequence[Any]) -> list[dict[str, Any]]:
+    """One row per speaker with both systems' rates (worst in A first)."""
+    from lightscore.analysis.breakdown import speaker_table
+
+    a, b = ({row.speaker: row for row in speaker_table(s.records)} for s in systems)
+    return [
+        {"speaker": spk, "utterances": row.utterances, "words": row.words, "rate A": row.rate, "rate B": b[spk].rate}
+        for spk, row in a.items()
+    ]

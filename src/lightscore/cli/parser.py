@@ -1,0 +1,156 @@
+"""The ``lightscore`` command line: the parser and `main`; the commands are in `lightscore.cli.commands`.
+
+Only the standard library loads at start; each command imports what it needs,
+so ``lightscore score --help`` touches neither torch nor hydra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
+
+__all__ = ["build_parser", "main"]
+
+MEASURE_HELP = """\
+Score every metric of a metrics YAML on its test sets and write <inference_dir>/metrics.json.
+The config keys (inference_dir, dataset.test, metrics, dataset_artifacts) are in docs/measure.md."""
+
+SCORE_HELP = """\
+Score two SCP files (utt_id text per line, same ids in the same order) and print
+the Kaldi-style summary line, the rate, the settings line and the utterance error rate."""
+
+COMPARE_HELP = """\
+Is HYP_B better than HYP_A? Score both against REF and run the paired bootstrap, MAPSSWE,
+McNemar, sign and Wilcoxon tests (docs/comparing-systems.md)."""
+
+REPORT_HELP = """\
+Write a self-contained HTML error report of HYP (and HYP_B, with the paired comparison)
+against REF: summary, speakers, most frequent errors and every utterance's alignment."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``lightscore`` command.
+
+    Returns:
+        The parser; each subcommand sets ``run``, the function that runs it.
+
+    >>> args = build_parser().parse_args(["score", "ref.scp", "hyp.scp", "--metric", "cer", "--ci", "0.9"])
+    >>> args.metric, args.case, args.aligner, args.ci, args.debug, args.run.__name__
+    ('cer', 'sensitive', 'unit', 0.9, False, 'run_score')
+    """
+    parser = argparse.ArgumentParser(
+        prog="lightscore", description="Speech and text metrics, re-scored offline from SCP files."
+    )
+    parser.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # SUPPRESS: `--debug` after the subcommand must not reset one given before it.
+    debug = argparse.ArgumentParser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the full traceback")
+
+    def command(name: str, parents: list, **texts: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[debug, *parents], **texts)
+
+    measure = command("measure", [], help="score a metrics YAML", description=MEASURE_HELP)
+    measure.add_argument("config", metavar="CONFIG", help="the metrics YAML (e.g. conf/metrics.yaml)")
+    # default=[]: without it argparse calls the optional overrides required when CONFIG is missing.
+    overrides = "optional OmegaConf dot-list overrides, e.g. inference_dir=exp/decode"
+    measure.add_argument("overrides", nargs="*", default=[], metavar="KEY=VALUE", help=overrides)
+    measure.set_defaults(run=run_measure)
+
+    score = command("score", [_scoring_options()], help="score a REF and a HYP SCP file", description=SCORE_HELP)
+    score.add_argument("hyp", metavar="HYP", help="hypothesis SCP file")
+    alignment = "also write DIR/<metric>_alignment (summary + sclite-style blocks)"
+    score.add_argument("--alignment", metavar="DIR", help=alignment)
+    report = "write the alignment, speaker, top-error and worst-utterance files into DIR and print the tables"
+    score.add_argument("--report", metavar="DIR", help=report)
+    score.set_defaults(run=run_score)
+
+    compare = command("compare", [_scoring_options(), _test_options()], help="is HYP_B better than HYP_A?",
+                      description=COMPARE_HELP)  # fmt: skip
+    compare.add_argument("hyp_a", metavar="HYP_A", help="hypothesis SCP file of system A")
+    compare.add_argument("hyp_b", metavar="HYP_B", help="hypothesis SCP file of system B")
+    compare.add_argument("--json", metavar="OUT", help="also write every number to OUT as JSON")
+    compare.set_defaults(run=run_compare, ci=0.95)
+
+    report = command("report", [_scoring_options(), _test_options()], help="write an HTML error report",
+                     description=REPORT_HELP)  # fmt: skip
+    report.add_argument("hyp", metavar="HYP", help="hypothesis SCP file (system A)")
+    report.add_argument("hyp_b", metavar="HYP_B", nargs="?", help="optional second hypothesis file (system B)")
+    report.add_argument("-o", "--output", metavar="HTML", required=True, help="the report file to write")
+    keep = "keep the N utterances with the most errors (default: all)"
+    report.add_argument("--max-utterances", type=int, metavar="N", help=keep)
+    report.add_argument("--title", default="Error report", help="the page title")
+    report.set_defaults(run=run_report)
+    return parser
+
+
+def _scoring_options() -> argparse.ArgumentParser:
+    """What ``score``, ``compare`` and ``report`` share: REF, which rate, how texts compare, the bootstrap.
+
+    A new parser per subcommand: parents share their actions, so one subcommand's
+    ``set_defaults`` would change the others' defaults.
+    """
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("ref", metavar="REF", help="reference SCP file")
+    add = options.add_argument
+    add("--metric", choices=("wer", "cer", "ter"), default="wer", help="the error rate (default: wer)")
+    add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
+    add("--case", choices=("sensitive", "fold"), default="sensitive", help="fold: lower-case both sides first")
+    aligner = "unit: unit-cost edit distance (jiwer); sclite: sclite's weighted alignment (default: unit)"
+    add("--aligner", choices=("unit", "sclite"), default="unit", help=aligner)
+    normalize = "normalise both sides with Whisper's rules first (docs/normalizers.md; default: none)"
+    add("--normalize", choices=("none", "whisper_english", "whisper_basic"), default="none", help=normalize)
+    add("--substitutions", metavar="FILE", help="whole-word replacements, 'from<TAB>to' per line")
+    add("--fillers", metavar="FILE", help="words to drop, one per line")
+    add("--ci", type=_level, metavar="LEVEL", help="bootstrap confidence interval of the rate, e.g. 0.95")
+    add("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap replicates (default 1000)")
+    add("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default: 0)")
+    add("--block-bootstrap", action="store_true", help="resample whole speakers instead of utterances")
+    add("--utt2spk", metavar="FILE", help="Kaldi utt2spk file (default: the speaker is the id up to its first '-')")
+    return options
+
+
+def _test_options() -> argparse.ArgumentParser:
+    """What ``compare`` and ``report`` (with HYP_B) share: the level of the paired tests."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--level", type=float, default=0.05, help="significance level of the tests (default: 0.05)")
+    return options
+
+
+def _level(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.95)")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``lightscore`` command with ``argv``; an error is one line on stderr unless ``--debug``.
+
+    Args:
+        argv: The arguments after ``lightscore`` (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 ok, 1 error, 130 interrupted (bad usage exits with 2 from argparse).
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     main(["score", "no/such/ref.scp", "no/such/hyp.scp"])
+    1
+    >>> err.getvalue()
+    'lightscore: error: REF no/such/ref.scp: no such file\\n'
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("lightscore: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if args.debug:
+            raise
+        print(f"lightscore: error: {e}", file=sys.stderr)
+        return 1

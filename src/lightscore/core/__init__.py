@@ -1,0 +1,1 @@
+"""core layer (see docs/architecture.md)."""

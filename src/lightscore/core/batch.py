@@ -1,0 +1,126 @@
+"""One batch on its way to ``update``: the one batch check, `feed`, and `RowError`.
+
+Both roads, the Lightning callback and the offline runner, hand a batch to a
+metric through `feed`: it tells the metric the batch's utterance ids (they are
+the rows' keys, not a declared input: ``BaseMetric.batch_utt_ids``), and turns a
+`RowError` from ``update`` into an error naming the utterance. `check_batch` runs
+before every ``update`` (`BaseMetric` wraps it).
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Any
+
+from lightscore.core.contract import metric_name
+
+if TYPE_CHECKING:
+    from lightscore.core.metric import BaseMetric
+
+__all__ = ["RowError", "check_batch", "check_lengths", "feed"]
+
+
+class RowError(ValueError):
+    """Raised by ``update`` for one row of its batch; `feed` names that row's utterance.
+
+    ``update`` sees values, not utterance ids: it raises ``RowError(row, message)``
+    and the road that fed the batch (a callback step or SCP files) turns the row
+    into the utterance id.
+
+    >>> str(RowError(2, "hyp x.wav: not a WAV file"))
+    'row 2 of the batch: hyp x.wav: not a WAV file'
+    """
+
+    def __init__(self, row: int, message: str) -> None:
+        self.row = row
+        self.message = message
+        super().__init__(f"row {row} of the batch: {message}")
+
+
+def check_lengths(values: Mapping[str, Sized], what: str) -> int:
+    """Return the common length of ``values``' columns; raise ValueError naming each length when they differ.
+
+    >>> check_lengths({"ref": [1, 2], "hyp": [3]}, "step output")
+    Traceback (most recent call last):
+    ...
+    ValueError: step output have unequal lengths (ref=2, hyp=1)
+    """
+    lengths = {key: len(value) for key, value in values.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k}={n}" for k, n in lengths.items())
+        raise ValueError(f"{what} have unequal lengths ({shown})")
+    return next(iter(lengths.values()), 0)
+
+
+def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
+    """Raise ValueError unless ``values`` is one well-formed batch for ``metric``.
+
+    The one batch check, run by every ``update``: declared names only, every
+    required input present, each a list or tuple, equal lengths, and the values
+    of a ``text`` input strings.
+
+    Args:
+        metric: The metric the batch is for.
+        values: Input name -> one value per row.
+
+    Raises:
+        ValueError: naming the metric, the input and what is wrong.
+
+    >>> from lightscore.metrics import WER
+    >>> check_batch(WER(), {"ref": ["a"], "hyp": ["a", "b"]})
+    Traceback (most recent call last):
+    ...
+    ValueError: lightscore.metrics.error_rate.WER.update(): inputs have unequal lengths (ref=1, hyp=2)
+    >>> check_batch(WER(), {"ref": ["a"], "hyp": [3]})
+    Traceback (most recent call last):
+    ...
+    ValueError: lightscore.metrics.error_rate.WER.update(): input 'hyp' is text, but row 0 is a int (3)
+    """
+    name = metric_name(metric)
+    declared = {f.name: f for f in metric.inputs}
+    for key, value in values.items():
+        if key not in declared:
+            raise ValueError(f"{name}.update(): input {key!r} is not declared (declared: {', '.join(declared)})")
+        if not isinstance(value, (list, tuple)):
+            raise ValueError(f"{name}.update(): input {key!r} must be a list or tuple, got {type(value).__name__}")
+    for key, field in declared.items():
+        if not field.optional and key not in values:
+            raise ValueError(f"{name}.update(): required input {key!r} is missing")
+    check_lengths(values, f"{name}.update(): inputs")
+    for key, value in values.items():
+        if declared[key].kind == "text" and not all(type(v) is str for v in value):
+            row = next(i for i, v in enumerate(value) if not isinstance(v, str))
+            kind, shown = type(value[row]).__name__, reprlib.repr(value[row])
+            raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
+
+
+def feed(
+    metric: BaseMetric, batch: Mapping[str, Sequence[Any]], ids: Sequence[str] | None = None, where: str = ""
+) -> None:
+    """``metric.update(**batch)``; a `RowError` comes back naming the row's utterance id and ``where``.
+
+    Both roads feed batches through here: `lightscore.lightning.MetricCallback`
+    with the step's ids, and the offline runner with the SCP ids. While ``update``
+    runs, ``metric.batch_utt_ids`` holds ``ids`` (a metric that keeps
+    per-utterance records reads them there).
+
+    Args:
+        metric: The metric to update.
+        batch: Input name -> one value per row.
+        ids: The utterance id of each row, when known.
+        where: Where the batch came from, for the error (e.g. ``"dev/hyp.scp"``).
+
+    Raises:
+        ValueError: from ``update``; a `RowError` is re-raised naming the utterance.
+
+    >>> from lightscore.metrics import WER
+    >>> m = WER(); feed(m, {"ref": ["a b"], "hyp": ["a"]}, ["utt1"]); m.deletions
+    1
+    """
+    try:
+        with metric.feeding(ids):
+            metric.update(**batch)
+    except RowError as e:
+        who = f"utterance {ids[e.row]!r}" if ids is not None and e.row < len(ids) else f"row {e.row} of the batch"
+        raise ValueError(f"{metric_name(metric)}: {who}{f' ({where})' if where else ''}: {e.message}") from e

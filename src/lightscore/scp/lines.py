@@ -1,0 +1,208 @@
+"""One line of an SCP file: parsing it, a rank's share of a file, the errors, and ids in messages.
+
+`parse_line` splits ``utt_id value``; `parse_raw` decodes one raw line and
+refuses what would be read wrong (not UTF-8, a lone carriage return);
+`open_scp` skips a UTF-8 byte-order mark; `ScpShard` stands for one rank's rows
+of a file; `check_utt_id` and `shown` are how ids appear in errors.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO
+
+__all__ = [
+    "SHOWN",
+    "ScpError",
+    "ScpMismatchError",
+    "ScpShard",
+    "check_utt_id",
+    "is_shard",
+    "open_scp",
+    "parse_line",
+    "parse_raw",
+    "shown",
+]
+
+SHOWN = 80  # characters of an id or value an error message shows
+
+
+class ScpError(ValueError):
+    """A malformed SCP file: the message names the file and the line."""
+
+
+class ScpMismatchError(AssertionError, ValueError):
+    """SCP files read in lockstep disagree: different ids at a row, or different lengths.
+
+    An AssertionError as the `BaseMetric.iter_inputs` documentation promises,
+    and a ValueError because it is bad input; always raised explicitly, so
+    ``python -O`` cannot strip it.
+    """
+
+
+def parse_line(line: str) -> tuple[str, str] | None:
+    """Split one SCP line into ``(utt_id, value)``; None for a blank line.
+
+    Args:
+        line: One line, with or without its line ending.
+
+    Returns:
+        The id (up to the first whitespace) and the stripped rest, or None when the line is blank.
+
+    >>> parse_line("utt1  the cat\\r\\n")
+    ('utt1', 'the cat')
+    >>> parse_line("utt2")
+    ('utt2', '')
+    >>> parse_line("   ") is None
+    True
+    """
+    parts = line.split(None, 1)
+    if not parts:
+        return None
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+
+
+@dataclass(frozen=True)
+class ScpShard:
+    """One rank's share of an SCP file: the rows ``i`` (blank lines not counted) with ``i % world == rank``.
+
+    It stands wherever an SCP path does (``data`` of a metric, `read_scp`,
+    `iter_rows`); opened or printed, it is the file itself, so messages name
+    the real file and line. Rows of other ranks are not parsed, but their ids
+    are read for the duplicate check, so every rank sees an id repeated
+    across shards.
+
+    Raises:
+        ValueError: ``rank`` is not in ``0..world - 1``.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.scp"
+    >>> _ = p.write_text("u0 a\\n\\nu1 b\\nu2 c\\n")
+    >>> from lightscore.scp.files import read_scp
+    >>> [utt_id for _, utt_id, _ in read_scp(ScpShard(p, 1, 2))]
+    ['u1']
+    >>> str(ScpShard(p, 1, 2)) == str(p)
+    True
+    """
+
+    path: str | os.PathLike
+    rank: int
+    world: int
+    rows: int | None = None  # set: the rank's rows are one contiguous block of this many (see `owns`)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rank < self.world:
+            raise ValueError(f"{self.path}: shard rank {self.rank} is not in 0..{self.world - 1}")
+
+    def owns(self, row: int) -> bool:
+        """Whether row ``row`` (0-based, blank lines not counted) is this rank's.
+
+        Round robin by default (``row % world == rank``: ranks finish together);
+        with ``rows`` set, the rank's rows are the contiguous block
+        ``rank * rows // world`` up to ``(rank + 1) * rows // world``, so parts
+        written per rank join in file order.
+
+        >>> [ScpShard("x.scp", 1, 2).owns(i) for i in range(4)]
+        [False, True, False, True]
+        >>> [ScpShard("x.scp", 1, 2, rows=4).owns(i) for i in range(4)]
+        [False, False, True, True]
+        """
+        if self.rows is None:
+            return row % self.world == self.rank
+        return self.rank * self.rows // self.world <= row < (self.rank + 1) * self.rows // self.world
+
+    def __fspath__(self) -> str:
+        return os.fspath(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+
+def open_scp(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading bytes, past a UTF-8 byte-order mark if it starts with one."""
+    f = open(path, "rb")
+    if f.peek(3).startswith(codecs.BOM_UTF8):
+        f.read(3)
+    return f
+
+
+def is_shard(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is an `ScpShard` that skips rows (world above 1)."""
+    return isinstance(path, ScpShard) and path.world > 1
+
+
+def parse_raw(path: str | os.PathLike, number: int, raw: bytes) -> tuple[str, str] | None:
+    """`parse_line` of one raw line; `ScpError` naming the file and line when it is not UTF-8 or has a lone CR."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScpError(
+            f"{path}:{number}: line is not UTF-8 ({e.reason} at byte {e.start}){_utf16_note(number, raw)}"
+        ) from None
+    # Lines end at LF, so a CR before the last two characters is followed by something other than LF.
+    if "\r" in line and (at := line.find("\r")) < len(line) - 2:
+        raise ScpError(
+            f"{path}:{number}: carriage return not followed by a line feed at character {at + 1}: "
+            "old Mac (CR-only) line endings are not supported, and a value cannot hold a line break "
+            "(convert the file with: tr '\\r' '\\n')"
+        )
+    return parse_line(line)
+
+
+def _utf16_note(number: int, raw: bytes) -> str:
+    """A hint when the first line starts with a UTF-16 byte-order mark; else ""."""
+    if number == 1 and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "; the file starts with a UTF-16 byte-order mark: save it as UTF-8"
+    return ""
+
+
+def shown(text: str, quote: Callable[[object], str] = repr) -> str:
+    """``text`` quoted for a message, cut to its first characters (and its length given) when long."""
+    if len(text) <= SHOWN:
+        return quote(text)
+    return f"{quote(text[:SHOWN])}… ({len(text)} characters)"
+
+
+def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> str:
+    """Return ``utt_id`` if it is a plain token usable as a file name, else raise ValueError.
+
+    Args:
+        utt_id: The token to check.
+        where: What to name first in the message (a file), or "".
+        what: What the token is, in the message (a test set name obeys the same rule).
+
+    Returns:
+        ``utt_id`` itself.
+
+    Raises:
+        ValueError: ``utt_id`` is empty, ``.`` or ``..``, or holds whitespace or a path
+            separator; the message shows at most its first 80 characters.
+
+    >>> check_utt_id("spk1-utt1")
+    'spk1-utt1'
+    >>> check_utt_id("../etc")
+    Traceback (most recent call last):
+    ...
+    ValueError: utterance id '../etc' is not a plain token (empty, '.', '..', whitespace or a path separator)
+    >>> check_utt_id("..", "metrics.yaml", what="test set name")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics.yaml: test set name '..' is not a plain token (empty, '.', '..', whitespace or a path separator)
+    """
+    bad = (
+        not utt_id
+        or utt_id in (".", "..")
+        or any(c.isspace() for c in utt_id)
+        or "/" in utt_id
+        or "\\" in utt_id
+        or (os.altsep is not None and os.altsep in utt_id)
+    )
+    if bad:
+        prefix = f"{where}: " if where else ""
+        raise ValueError(
+            f"{prefix}{what} {shown(utt_id)} is not a plain token (empty, '.', '..', whitespace or a path separator)"
+        )
+    return utt_id
