@@ -18,11 +18,13 @@ $(STAMP): pyproject.toml constraints.txt
 # The whole suite, slow end-to-end runs included, on 2 workers (the multi-process tests pick free ports).
 test: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks examples
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n 2
 
 # The quick loop: everything but the tests marked slow.
 test-fast: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks examples
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n 2 -m "not slow"
 
 demo: $(STAMP)

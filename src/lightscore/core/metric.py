@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -89,6 +89,8 @@ class BaseMetric(MetricState, ABC):
     """While ``collect_artifacts``: the ``data`` being scored (input name -> SCP), for `iter_inputs`."""
     artifact_part: tuple[int, int] | None = None
     """``(rank, world)`` while `write_artifacts` writes one rank's part; else None."""
+    page_writer: ClassVar[Callable[..., None] | None] = None
+    """Writes an HTML report page for `write_page`; the offline stage installs it (the report layer's writer)."""
     batch_utt_ids: Sequence[str] | None = None
     """While ``update`` runs on a fed batch: its utterance ids, one per row; None when not known."""
 
@@ -185,6 +187,33 @@ class BaseMetric(MetricState, ABC):
         >>> WER(alignment=False).write_artifacts(Path("exp/metrics/test-clean")) is None
         True
         """
+
+    def write_page(self, path: str | Path, systems: Sequence[Any], **content: Any) -> None:
+        """Write an HTML report page from `write_artifacts`, through the `page_writer` the offline stage installs.
+
+        A metric hands its page's content over this seam, so no metric imports the
+        report page; ``import lightscore`` installs `lightscore.report.html.write_report`.
+
+        Args:
+            path: The page's file.
+            systems: ``(name, result, utterances)`` per system, as the page writer takes them.
+            **content: The page writer's options (title, details, speakers, top_errors...).
+
+        Raises:
+            RuntimeError: no page writer is installed.
+
+        >>> import tempfile, pathlib
+        >>> from lightscore.metrics import WER
+        >>> result = {"WER": 0.0, "WER_sub": 0, "WER_del": 0, "WER_ins": 0, "WER_hit": 1, "WER_ref_len": 1}
+        >>> page = pathlib.Path(tempfile.mkdtemp()) / "report.html"
+        >>> WER().write_page(page, [("A", result, [])], title="WER report")
+        >>> "WER report" in page.read_text()
+        True
+        """
+        writer = BaseMetric.page_writer
+        if writer is None:
+            raise RuntimeError(f"{metric_name(self)}: no page writer is installed (import lightscore.offline)")
+        writer(path, systems, **content)
 
     def writes_artifact_parts(self) -> bool:
         """Whether `write_artifacts` can write one rank's part of its files; False by default.

@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, ClassVar
 from lightscore.analysis.breakdown import UttCounts, utterance_records
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
-from lightscore.metrics.error_rate_options import COUNTS, check_options, error_rate_outputs
+from lightscore.metrics.error_rate_options import check_options, error_rate_outputs
+from lightscore.text.aligners import aligner_functions
 from lightscore.text.alignment import Pair, alignment_text
-from lightscore.text.counting import aligner_functions, count_utterances
+from lightscore.text.counting import count_utterances
 
 if TYPE_CHECKING:
     from lightscore.text.normalize import TextNormalizer
 
-# COUNTS is re-exported for the readers of results (lightscore.report.html); it lives with the outputs.
-__all__ = ["COUNTS", "STATES", "ErrorRate"]
+__all__ = ["STATES", "ErrorRate"]
 
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
 

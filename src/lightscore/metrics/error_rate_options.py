@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from lightscore.core.contract import Field
+from lightscore.text.aligners import ALIGNERS
+from lightscore.text.counting import COUNTS
 
 __all__ = ["ALIGNERS", "CASES", "COUNTS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
 CASES = ("sensitive", "fold")
-ALIGNERS = ("unit", "sclite")
-COUNTS = ("sub", "del", "ins", "hit", "ref_len")
 """The counts every error rate reports, as ``<name>_<count>``."""
 
 

@@ -11,7 +11,7 @@ own normalizer, case, tokenizer and aligner, and writes, in ``test_dir``:
   ``<name>_top_errors.tsv`` (every substitution, deletion and insertion with its
   count, most frequent first) and ``<name>_worst.tsv`` (the utterances with the
   most errors, with their alignment as REF / HYP / Eval lines);
-- with ``report_html``: ``<name>_report.html`` (`lightscore.report.html.write_report`).
+- with ``report_html``: ``<name>_report.html`` (through ``BaseMetric.write_page``).
 
 Every file is written atomically (`lightscore.scp.files.atomic_open`).
 """
@@ -158,13 +158,11 @@ def _write_html(
     utterances: list[tuple[str, list[Pair]]],
     errors: list[list[Pair]],
 ) -> None:
-    from lightscore.report.html import write_report
-
     top = top_errors(errors, n=10)
     tables = {"Substitutions": top["substitutions"], "Deletions": top["deletions"], "Insertions": top["insertions"]}
     hyp = (metric.artifact_inputs or {}).get("hyp")
     system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
-    write_report(
+    metric.write_page(
         f"{stem}_report.html",
         [(system, result, utterances)],
         title=f"{metric.name} report",

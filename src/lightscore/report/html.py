@@ -30,7 +30,6 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from lightscore.metrics.error_rate_base import COUNTS
 from lightscore.report.page import (
     comparison_section,
     details_list,
@@ -42,6 +41,7 @@ from lightscore.report.page import (
 )
 from lightscore.scp.files import atomic_open
 from lightscore.text.alignment import Pair
+from lightscore.text.counting import COUNTS
 
 __all__ = ["ReportSystem", "encode_alignment", "render_report", "write_report"]
 

@@ -13,23 +13,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import NamedTuple
 
 from rapidfuzz.distance import Editops, Levenshtein
 
-from lightscore.text.alignment import Pair, align
-
 __all__ = [
-    "AlignerFunctions",
+    "COUNTS",
     "Counts",
     "UttRecord",
-    "aligner_functions",
     "count_edits",
     "count_utterances",
     "is_normalized",
     "same_text",
     "sum_edits",
 ]
+
+COUNTS = ("sub", "del", "ins", "hit", "ref_len")
+"""The counts an error rate reports beside its rate (``WER_sub``...), in this order."""
 
 Counts = tuple[int, int, int]  # (substitutions, deletions, insertions)
 UttRecord = tuple[str, int, int, int, int]  # (utt_id, substitutions, deletions, insertions, reference tokens)
@@ -218,35 +217,3 @@ def same_text(text: str) -> str:
     'a b'
     """
     return text
-
-
-class AlignerFunctions(NamedTuple):
-    """What an error rate calls for one aligner: batch totals, one pair's counts, one pair's alignment."""
-
-    sum_edits: Callable[..., tuple[int, int, int, int, int]]
-    count: Callable[[Sequence, Sequence], Counts]
-    align: Callable[[Sequence, Sequence], list[Pair]]
-
-
-def aligner_functions(aligner: str) -> AlignerFunctions:
-    """The functions of ``aligner``: ``"unit"`` (rapidfuzz, unit costs) or ``"sclite"`` (NIST sclite's weights).
-
-    `lightscore.text.sclite_align` is imported on first use: it needs numpy,
-    which ``import lightscore`` avoids.
-
-    Args:
-        aligner: ``"unit"`` or ``"sclite"`` (checked by `lightscore.metrics.error_rate_options.check_options`).
-
-    Returns:
-        ``(sum_edits, count, align)``: as `sum_edits`, `count_edits` and `lightscore.text.alignment.align`.
-
-    >>> [f.__name__ for f in aligner_functions("sclite")]
-    ['sum_sclite_edits', 'sclite_counts', 'sclite_align']
-    >>> aligner_functions("unit").count("the cat".split(), "the bat sat".split())
-    (1, 0, 1)
-    """
-    if aligner == "unit":
-        return AlignerFunctions(sum_edits, count_edits, align)
-    from lightscore.text import sclite_align
-
-    return AlignerFunctions(sclite_align.sum_sclite_edits, sclite_align.sclite_counts, sclite_align.sclite_align)
