@@ -25,8 +25,8 @@ from lightscore.analysis.breakdown import UttCounts, utterance_records
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
 from lightscore.metrics.error_rate_options import check_options, error_rate_outputs
+from lightscore.metrics.error_rate_text import TextPipeline
 from lightscore.text.aligners import aligner_functions
-from lightscore.text.alignment import Pair, alignment_text
 from lightscore.text.counting import count_utterances
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ __all__ = ["STATES", "ErrorRate"]
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
 
 
-class ErrorRate(BaseMetric):
+class ErrorRate(TextPipeline, BaseMetric):
     """The shared core of `WER`, `CER` and `TER`; a subclass sets ``name`` and ``tokenize``.
 
     Each text goes through the normalizer, then case folding, then the
@@ -55,7 +55,7 @@ class ErrorRate(BaseMetric):
         substitutions: Whole-word replacements after ``normalize``: a ``from<TAB>to`` file or a mapping.
         fillers: Words to drop after ``normalize``: a list or a file with one word per line.
         per_utterance: Keep ``(utt_id, S, D, I, ref_len)`` per utterance (a "cat" state, about
-            150 bytes an utterance); ``update`` then needs ``utt_id``. Forced on by ``ci``,
+            150 bytes an utterance); the ids come with each fed batch (`lightscore.core.batch.feed`). Forced on by ``ci``,
             ``reports`` and ``report_html``.
         ci: Coverage of a bootstrap interval of the rate (e.g. 0.95): ``compute()`` adds
             ``<name>_ci_low`` and ``<name>_ci_high``. None (default) computes none.
@@ -135,76 +135,6 @@ class ErrorRate(BaseMetric):
             # reader sorts them by utt_id, so any split of the rows gives the same records.
             self.add_state("utterance_counts", [], "cat")
         super().__init__()
-
-    # -- text to tokens ---------------------------------------------------------------
-
-    def tokenize(self, text: str) -> Sequence:
-        """Split one (normalized, case-folded) text into the tokens the rate counts; a subclass defines it.
-
-        >>> from lightscore.metrics import CER, WER
-        >>> WER().tokenize("the cat"), CER().tokenize("the cat")
-        (['the', 'cat'], 'the cat')
-        """
-        raise NotImplementedError
-
-    def _normalizes(self) -> bool:
-        norm = self.normalizer
-        return norm.name != "none" or bool(norm.substitutions or norm.fillers)
-
-    def _prepared(self, texts: Sequence[str]) -> Sequence[str]:
-        """``texts`` normalized, then case-folded: what the tokenizer sees."""
-        if self._normalizes():
-            texts = [self.normalizer(text) for text in texts]
-        if self.case == "fold":
-            texts = [text.lower() for text in texts]
-        return texts
-
-    def tokens(self, text: str) -> Sequence:
-        """The tokens this rate counts in one raw text: normalized, case-folded, then tokenized.
-
-        >>> from lightscore.metrics import CER, WER
-        >>> WER(case="fold").tokens("The  Cat"), CER().tokens(" a  b")
-        (['the', 'cat'], 'a b')
-        """
-        return self.tokenize(self._prepared([text])[0])
-
-    def align_tokens(self, ref: Sequence, hyp: Sequence) -> list[Pair]:
-        """The alignment of two token sequences (from `tokens`) with this metric's aligner.
-
-        >>> from lightscore.metrics import CER, WER
-        >>> WER(aligner="sclite").align_tokens("x x x y".split(), "x y y".split())[0]
-        ('x', None, 'D')
-        """
-        return self._aligner.align(ref, hyp)
-
-    def align(self, ref_text: str, hyp_text: str) -> list[Pair]:
-        """The alignment of one raw pair under this metric's normalizer, case, tokenizer and aligner.
-
-        Args:
-            ref_text: The reference, as given to ``update``.
-            hyp_text: The hypothesis.
-
-        Returns:
-            ``(ref token | None, hyp token | None, mark)`` per position, mark C, S, D or I; CER's
-            tokens are characters, a space between words included (reports show it as ``<sp>``).
-
-        >>> from lightscore.metrics import CER, WER
-        >>> WER(case="fold").align("The cat sat", "the bat")
-        [('the', 'the', 'C'), ('cat', 'bat', 'S'), ('sat', None, 'D')]
-        >>> CER(aligner="sclite").align("a b", "ab")
-        [('a', 'a', 'C'), (' ', None, 'D'), ('b', 'b', 'C')]
-        """
-        return self.align_tokens(self.tokens(ref_text), self.tokens(hyp_text))
-
-    def row_sample(self, row: Mapping[str, str]) -> tuple[int, str, str, str]:
-        """``(errors, ref, hyp, alignment)`` of one row, for ``MetricCallback(log_samples=N)``.
-
-        >>> from lightscore.metrics import WER
-        >>> WER().row_sample({"ref": "a b", "hyp": "a"})
-        (1, 'a b', 'a', 'a -b')
-        """
-        pairs = self.align(row["ref"], row["hyp"])
-        return sum(mark != "C" for *_, mark in pairs), row["ref"], row["hyp"], alignment_text(pairs)
 
     # -- counting -----------------------------------------------------------------------
 
