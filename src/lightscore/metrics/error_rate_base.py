@@ -55,8 +55,8 @@ class ErrorRate(TextPipeline, BaseMetric):
         substitutions: Whole-word replacements after ``normalize``: a ``from<TAB>to`` file or a mapping.
         fillers: Words to drop after ``normalize``: a list or a file with one word per line.
         per_utterance: Keep ``(utt_id, S, D, I, ref_len)`` per utterance (a "cat" state, about
-            150 bytes an utterance); the ids come with each fed batch (`lightscore.core.batch.feed`). Forced on by ``ci``,
-            ``reports`` and ``report_html``.
+            150 bytes an utterance); the ids come with each fed batch (`lightscore.core.batch.feed`).
+            Forced on by ``ci``, ``reports`` and ``report_html``.
         ci: Coverage of a bootstrap interval of the rate (e.g. 0.95): ``compute()`` adds
             ``<name>_ci_low`` and ``<name>_ci_high``. None (default) computes none.
         bootstrap: Bootstrap replicates for ``ci``.
