@@ -8,12 +8,13 @@ only in the modules that need them.
 'Hyp'
 """
 
-# measure() lives in offline.py, so no module of this package is hidden by a function of its
-# name. offline.py loads hydra, omegaconf, numpy and soundfile only when measure() runs.
+# measure() lives in offline/stage.py, so no module is hidden by a function of its name; the
+# offline stage loads hydra, omegaconf, numpy and soundfile only when measure() runs.
 from lightscore.core.contract import Field, check_metric_contract, check_metric_inputs
+from lightscore.core.distributed import gather_and_compute, gather_and_merge
 from lightscore.core.metric import BaseMetric, RowError
 from lightscore.offline.results import MeasureError, MeasureResults
-from lightscore.offline.stage import measure
+from lightscore.offline import measure
 from lightscore.scp.files import ScpError, ScpMismatchError
 
 __all__ = [
@@ -26,6 +27,8 @@ __all__ = [
     "ScpMismatchError",
     "check_metric_contract",
     "check_metric_inputs",
+    "gather_and_compute",
+    "gather_and_merge",
     "measure",
 ]
 __version__ = "0.1.0"
