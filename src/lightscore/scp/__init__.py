@@ -8,30 +8,6 @@ The format and the reader are in `lightscore.scp.files`; one line's parser in
 ('utt1', 'the cat')
 """
 
-from lightscore.scp.files import (
-    ScpError,
-    ScpMismatchError,
-    ScpShard,
-    atomic_open,
-    check_utt_id,
-    count_scp_rows,
-    iter_row_batches,
-    iter_rows,
-    parse_line,
-    read_scp,
-    write_scp,
-)
-
-__all__ = [
-    "ScpError",
-    "ScpMismatchError",
-    "ScpShard",
-    "atomic_open",
-    "check_utt_id",
-    "count_scp_rows",
-    "iter_row_batches",
-    "iter_rows",
-    "parse_line",
-    "read_scp",
-    "write_scp",
-]
+# The public names are the reader module's own (its __all__), so the list is kept in one place.
+from lightscore.scp.files import *  # noqa: F403
+from lightscore.scp.files import __all__  # noqa: F401
