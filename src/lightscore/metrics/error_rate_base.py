@@ -16,6 +16,7 @@ subclasses, in `lightscore.metrics.error_rate`, add the tokenizer.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -67,6 +68,10 @@ class ErrorRate(TextPipeline, BaseMetric):
         reports: `write_artifacts` also writes ``<name>_speakers.tsv``, ``<name>_top_errors.tsv``
             and ``<name>_worst.tsv``.
         report_html: `write_artifacts` also writes ``<name>_report.html``.
+        extras: Optional outputs (`lightscore.metrics.error_rate_options.EXTRAS`), each
+            ``<name>_<extra>`` in percent: ``"mer"``, ``"wil"``, ``"wip"`` (jiwer 4's match error
+            rate, word information lost and preserved, from the pooled counts) and ``"macro"``
+            (the mean of the per-utterance rates; utterances with an empty reference left out).
 
     Raises:
         TypeError: an argument of the wrong type (``alignment="false"`` is not a bool).
@@ -110,6 +115,7 @@ class ErrorRate(TextPipeline, BaseMetric):
         utt2spk: str | os.PathLike | None = None,
         reports: bool = False,
         report_html: bool = False,
+        extras: Sequence[str] = (),
     ) -> None:
         from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
@@ -117,17 +123,19 @@ class ErrorRate(TextPipeline, BaseMetric):
             type(self).__name__, case=case, alignment=alignment, aligner=aligner, normalize=normalize,
             substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci, bootstrap=bootstrap,
             seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports, report_html=report_html,
+            extras=extras,
         )  # fmt: skip
         self.case, self.alignment, self.aligner = case, alignment, aligner
         self.normalize = normalize
         self.normalizer: TextNormalizer = get_normalizer(normalize, substitutions, fillers)
-        self.per_utterance = per_utterance or ci is not None or reports or report_html
+        self.extras = tuple(extras)
+        self.per_utterance = per_utterance or ci is not None or reports or report_html or "macro" in self.extras
         self.ci, self.bootstrap, self.seed, self.block_bootstrap = ci, bootstrap, seed, block_bootstrap
         self.utt2spk = None if utt2spk is None else str(utt2spk)
         self.reports, self.report_html = reports, report_html
         self._aligner = aligner_functions(aligner)
-        if ci is not None:
-            self.outputs = error_rate_outputs(self.name, ci=True)
+        if ci is not None or self.extras:
+            self.outputs = error_rate_outputs(self.name, ci=ci is not None, extras=self.extras)
         for state in STATES:
             self.add_state(state, 0, "sum")
         if self.per_utterance:
@@ -215,7 +223,20 @@ class ErrorRate(TextPipeline, BaseMetric):
         result = self._counts()
         if self.ci is not None:
             result[f"{self.name}_ci_low"], result[f"{self.name}_ci_high"] = self._interval()
+        if self.extras:
+            result.update(self._extras())
         return result
+
+    def _extras(self) -> dict[str, float]:
+        """The `EXTRAS` asked for, in percent: jiwer 4's MER, WIL, WIP from the pooled counts, and the macro rate."""
+        s, d, i, h = self.substitutions, self.deletions, self.insertions, self.hits
+        hyp_len = h + s + i
+        wip = (h / self.ref_len) * (h / hyp_len) if hyp_len else 0.0
+        values = {"mer": (s + d + i) / (h + s + d + i), "wip": wip, "wil": 1 - wip}
+        if "macro" in self.extras:
+            rates = [(r.sub + r.dele + r.ins) / r.ref_len for r in self.utterance_records() if r.ref_len]
+            values["macro"] = sum(rates) / len(rates) if rates else math.nan
+        return {f"{self.name}_{extra}": values[extra] * 100 for extra in self.extras}
 
     def _counts(self) -> dict[str, float]:
         """`compute` without the interval: what the alignment file and the TSV reports need."""

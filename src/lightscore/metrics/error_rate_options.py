@@ -17,32 +17,40 @@ from lightscore.core.contract import Field
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.counting import COUNTS
 
-__all__ = ["ALIGNERS", "CASES", "COUNTS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
+__all__ = ["ALIGNERS", "CASES", "COUNTS", "EXTRAS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
 CASES = ("sensitive", "fold")
+EXTRAS = ("mer", "wil", "wip", "macro")
+"""Optional outputs of an error rate: jiwer's match error rate, word information lost and preserved
+(from the pooled counts), and the macro rate (the mean of the per-utterance rates)."""
 """The counts every error rate reports, as ``<name>_<count>``."""
 
 
-def error_rate_outputs(name: str, ci: bool = False) -> tuple[Field, ...]:
+def error_rate_outputs(name: str, ci: bool = False, extras: Sequence[str] = ()) -> tuple[Field, ...]:
     """The declared outputs of an error rate called ``name``: the rate, its counts, its utterances.
 
     Args:
         name: The rate's name ("WER", "CER", "TER").
         ci: Also declare ``<name>_ci_low`` and ``<name>_ci_high`` (a metric built with ``ci``).
+        extras: Names from `EXTRAS`, declared as ``<name>_<extra>`` (percent) after the interval.
 
     Returns:
         The output fields: ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``,
-        ``_utts`` (utterances scored), ``_utt_err`` (percent of them with an error), then the interval.
+        ``_utts`` (utterances scored), ``_utt_err`` (percent of them with an error), the interval,
+        then the extras.
 
     >>> [f.name for f in error_rate_outputs("WER")]  # doctest: +NORMALIZE_WHITESPACE
     ['WER', 'WER_sub', 'WER_del', 'WER_ins', 'WER_hit', 'WER_ref_len', 'WER_utts', 'WER_utt_err']
     >>> [f.name for f in error_rate_outputs("CER", ci=True)][-2:]
     ['CER_ci_low', 'CER_ci_high']
+    >>> [f.name for f in error_rate_outputs("WER", extras=("mer", "macro"))][-2:]
+    ['WER_mer', 'WER_macro']
     """
     fields = [Field(name, "number", label=f"{name} (%)"), *(Field(f"{name}_{count}", "number") for count in COUNTS)]
     fields += [Field(f"{name}_utts", "number"), Field(f"{name}_utt_err", "number", label=f"{name} utt. errors (%)")]
     if ci:
         fields += [Field(f"{name}_ci_low", "number"), Field(f"{name}_ci_high", "number")]
+    fields += [Field(f"{name}_{extra}", "number", label=f"{name} {extra} (%)") for extra in extras]
     return tuple(fields)
 
 
@@ -97,7 +105,7 @@ def check_options(owner: str, **options: Any) -> None:
     Args:
         owner: The metric's name, first in every message.
         **options: case, alignment, aligner, normalize, substitutions, fillers, per_utterance,
-            ci, bootstrap, seed, block_bootstrap, utt2spk, reports, report_html.
+            ci, bootstrap, seed, block_bootstrap, utt2spk, reports, report_html, extras.
 
     Raises:
         TypeError: an option of the wrong type (``alignment="false"`` is not a bool).
@@ -132,5 +140,9 @@ def check_options(owner: str, **options: Any) -> None:
         raise ValueError(f"{owner}: bootstrap must be >= 1 and seed >= 0, got {o['bootstrap']} and {o['seed']}")
     if o["block_bootstrap"] and o["ci"] is None:
         raise ValueError(f"{owner}: block_bootstrap resamples speakers for ci, which is not set")
+    extras = o.get("extras", ())
+    check_type(owner, "extras", extras, (list, tuple), "a list of names")
+    for extra in extras:
+        check_choice(owner, "extras item", extra, EXTRAS)
     if o["utt2spk"] is not None and not Path(o["utt2spk"]).is_file():
         raise ValueError(f"{owner}: utt2spk {str(o['utt2spk'])!r} is not a file")
