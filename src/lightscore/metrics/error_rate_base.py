@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 from lightscore.analysis.breakdown import UttCounts, utterance_records
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
+from lightscore.metrics.error_rate_groups import GroupedRates
 from lightscore.metrics.error_rate_options import check_options, error_rate_outputs
 from lightscore.metrics.error_rate_text import TextPipeline
 from lightscore.text.aligners import aligner_functions
@@ -38,7 +39,7 @@ __all__ = ["STATES", "ErrorRate"]
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
 
 
-class ErrorRate(TextPipeline, BaseMetric):
+class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
     """The shared core of `WER`, `CER` and `TER`; a subclass sets ``name`` and ``tokenize``.
 
     Each text goes through the normalizer, then case folding, then the
@@ -72,6 +73,10 @@ class ErrorRate(TextPipeline, BaseMetric):
             ``<name>_<extra>`` in percent: ``"mer"``, ``"wil"``, ``"wip"`` (jiwer 4's match error
             rate, word information lost and preserved, from the pooled counts) and ``"macro"``
             (the mean of the per-utterance rates; utterances with an empty reference left out).
+        group_by: A further input holding each row's group (``"lang"``): one rate per label, keyed
+            ``<name>_<group_by>_<label>`` (`lightscore.metrics.error_rate_groups`).
+        groups: The labels of ``group_by``.
+        bins: Instead of ``groups``, increasing edges for a numeric ``group_by`` (durations).
 
     Raises:
         TypeError: an argument of the wrong type (``alignment="false"`` is not a bool).
@@ -116,6 +121,9 @@ class ErrorRate(TextPipeline, BaseMetric):
         reports: bool = False,
         report_html: bool = False,
         extras: Sequence[str] = (),
+        group_by: str | None = None,
+        groups: Sequence[str] | None = None,
+        bins: Sequence[float] | None = None,
     ) -> None:
         from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
@@ -142,11 +150,12 @@ class ErrorRate(TextPipeline, BaseMetric):
             # (utt_id, S, D, I, ref_len) per utterance: ranks' lists concatenate, and every
             # reader sorts them by utt_id, so any split of the rows gives the same records.
             self.add_state("utterance_counts", [], "cat")
+        self._init_groups(group_by, groups, bins)
         super().__init__()
 
     # -- counting -----------------------------------------------------------------------
 
-    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str], **group: Sequence[str]) -> None:
         """Add the edit counts of each (ref, hyp) pair.
 
         With ``per_utterance`` (and ``ci``, ``reports``, ``report_html``) each row's
@@ -157,6 +166,7 @@ class ErrorRate(TextPipeline, BaseMetric):
         Args:
             ref: Reference texts.
             hyp: Hypothesis texts, one per reference.
+            **group: With ``group_by``, that input: each row's label (or number, with ``bins``).
 
         Raises:
             ValueError: a malformed batch (`lightscore.core.batch.check_batch`), or no
@@ -185,6 +195,8 @@ class ErrorRate(TextPipeline, BaseMetric):
             self.utterance_counts.extend(records)
         else:
             totals = self._sum_edits(ref, hyp)
+        if self.group_by is not None:
+            self._count_groups(ref, hyp, group[self.group_by])
         s, d, i, ref_len, errors = totals
         self.substitutions += s
         self.deletions += d
@@ -225,6 +237,8 @@ class ErrorRate(TextPipeline, BaseMetric):
             result[f"{self.name}_ci_low"], result[f"{self.name}_ci_high"] = self._interval()
         if self.extras:
             result.update(self._extras())
+        if self.group_by is not None:
+            result.update(self._group_results())
         return result
 
     def _extras(self) -> dict[str, float]:
@@ -254,10 +268,11 @@ class ErrorRate(TextPipeline, BaseMetric):
             f"{n}_utt_err": self.error_utterances / self.utterances * 100,
         }
 
-    def _interval(self) -> tuple[float, float]:
+    def _interval(self, records: Sequence[UttCounts] | None = None) -> tuple[float, float]:
+        """The bootstrap interval over ``records`` (default: every utterance, sorted by id)."""
         from lightscore.analysis.bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
 
-        records = self.utterance_records()
+        records = self.utterance_records() if records is None else records
         groups = [r.speaker for r in records] if self.block_bootstrap else None
         errors, ref_lens = [r.errors for r in records], [r.ref_len for r in records]
         return bootstrap_ci(errors, ref_lens, ci=self.ci, replicates=self.bootstrap, seed=self.seed, groups=groups)

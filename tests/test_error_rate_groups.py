@@ -1,0 +1,128 @@
+"""Error rates by group: each label's rate equals the rate over its utterances alone, on 1 and 2 processes,
+in ``measure()`` and under torchrun; duration bins; clear errors for unknown labels."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jiwer
+import lightning.pytorch as pl
+import pytest
+from ddp_scripts import groups_ddp
+from ddp_scripts.launch import free_port, run_scripts
+from ddp_scripts.toy_asr import Utterances, hypothesis, loader
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lightscore import measure
+from lightscore.core.batch import feed
+from lightscore.lightning import MetricCallback
+from lightscore.metrics import CER, WER
+
+HERE = Path(__file__).resolve().parent
+BIN = Path(sys.executable).parent
+WORDS = st.sampled_from("a b c d the cat".split())
+ROW = st.tuples(st.lists(WORDS, min_size=1, max_size=6).map(" ".join), st.lists(WORDS, max_size=6).map(" ".join))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(ROW, st.sampled_from(["en", "de", "x-y"])), min_size=1, max_size=15))
+def test_each_group_is_the_rate_of_its_utterances_alone(rows) -> None:
+    refs, hyps, labels = [r for (r, _), _ in rows], [h for (_, h), _ in rows], [g for _, g in rows]
+    metric = WER(group_by="lang", groups=["en", "de", "x-y"])
+    metric.update(ref=refs, hyp=hyps, lang=labels)
+    result = metric.compute()
+    for label, key in (("en", "en"), ("de", "de"), ("x-y", "x_y")):
+        mine = [k for k, g in enumerate(labels) if g == label]
+        if not mine:
+            assert f"WER_lang_{key}" not in result
+            continue
+        expected = jiwer.wer([refs[k] for k in mine], [hyps[k] for k in mine])
+        assert result[f"WER_lang_{key}"] == pytest.approx(100 * expected)
+        assert result[f"WER_lang_{key}_ref_len"] == sum(len(refs[k].split()) for k in mine)
+    assert result["WER"] == pytest.approx(100 * jiwer.wer(refs, hyps))
+
+
+def test_duration_bins_and_their_intervals() -> None:
+    metric = CER(group_by="dur", bins=[0, 2, 5], ci=0.9, bootstrap=100)
+    feed(metric, {"ref": ["ab", "cd", "ef", "gh"], "hyp": ["ab", "c", "xf", "gh"], "dur": ["0.5", "3", "7", "1.9"]},
+         ["u1", "u2", "u3", "u4"])  # fmt: skip
+    result = metric.compute()
+    assert result["CER_dur_0_2"] == 0.0 and result["CER_dur_2_5"] == 50.0 and result["CER_dur_5_"] == 50.0
+    assert result["CER_dur_2_5_ci_low"] <= 50.0 <= result["CER_dur_2_5_ci_high"]
+
+
+def test_unknown_labels_and_bad_options_are_clear_errors() -> None:
+    metric = WER(group_by="lang", groups=["en"])
+    with pytest.raises(ValueError, match=r"utterance 'u2'.*group label 'de' is not one of en"):
+        feed(metric, {"ref": ["a", "b"], "hyp": ["a", "b"], "lang": ["en", "de"]}, ["u1", "u2"])
+    with pytest.raises(ValueError, match="needs either groups"):
+        WER(group_by="lang")
+    with pytest.raises(ValueError, match="groups and bins need group_by"):
+        WER(groups=["en"])
+    with pytest.raises(ValueError, match="required input 'lang' is missing"):
+        WER(group_by="lang", groups=["en"]).update(ref=["a"], hyp=["a"])
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    out = tmp_path_factory.mktemp("groups")
+    (run,) = run_scripts([["groups_ddp.py", str(out), "--devices", "2"]], free_port())
+    assert run.returncode == 0, run.stderr[-3000:]
+    return [json.loads((out / f"rank{r}.json").read_text()) for r in (0, 1)]
+
+
+def decode_dir(root: Path) -> Path:
+    """The 23 utterances of the callback run as SCP files, with a ``lang.scp`` label file."""
+    dev = root / "dev"
+    dev.mkdir(parents=True)
+    items = [Utterances("dev", 23)[i] for i in range(23)]
+    lines = {
+        "ref": [f"{it['utt_id']} {it['ref']}" for it in items],
+        "hyp": [f"{it['utt_id']} {hypothesis(it['ref'], i, 0)}" for i, it in enumerate(items)],
+        "lang": [f"{it['utt_id']} {groups_ddp.lang(it['utt_id'])}" for it in items],
+    }
+    for name, rows in lines.items():
+        (dev / f"{name}.scp").write_text("\n".join(rows) + "\n")
+    return root
+
+
+def config(root: Path) -> dict:
+    entry = {
+        "metric": {"_target_": "lightscore.metrics.WER", "group_by": "lang", "groups": groups_ddp.LANGS,
+                   "ci": 0.9, "bootstrap": 200, "seed": 5},
+        "inputs": ["ref", "hyp", "lang"],
+    }  # fmt: skip
+    return {"inference_dir": str(root), "metrics": [entry]}
+
+
+@pytest.mark.slow
+def test_groups_equal_on_one_and_two_processes_and_in_measure(two_ranks, tmp_path) -> None:
+    callback = MetricCallback([groups_ddp.metric()])
+    trainer = pl.Trainer(callbacks=[callback], logger=False, enable_progress_bar=False, enable_model_summary=False)
+    trainer.validate(groups_ddp.LabelledASR(), dataloaders=loader(Utterances("dev", 23)))
+    one = callback.results["validate"]
+    assert {"val/WER_lang_en", "val/WER_lang_de", "val/WER_lang_fr_CA_ci_high"} <= set(one)
+    for record in two_ranks:
+        assert record["results"] == one
+    offline = measure(config(decode_dir(tmp_path)))["lightscore.metrics.error_rate.WER"]["dev"]
+    assert {f"val/{k}": v for k, v in offline.items()} == one
+
+
+@pytest.mark.slow
+def test_groups_under_torchrun_equal_one_process(tmp_path) -> None:
+    root = decode_dir(tmp_path)
+    import yaml
+
+    (root / "metrics.yaml").write_text(yaml.safe_dump(config(root)))
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc_per_node=2", "--no-python"]
+    run = subprocess.run([*torchrun, str(BIN / "lightscore"), "measure", str(root / "metrics.yaml")], env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    sharded = json.loads((root / "metrics.json").read_text())["lightscore.metrics.error_rate.WER"]["dev"]
+    assert sharded == measure(config(decode_dir(tmp_path / "again")))["lightscore.metrics.error_rate.WER"]["dev"]
