@@ -22,6 +22,7 @@ from lightscore import measure
 from lightscore.core.batch import feed
 from lightscore.lightning import MetricCallback
 from lightscore.metrics import CER, WER
+from lightscore.metrics.speed import RTFx
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -85,6 +86,8 @@ def decode_dir(root: Path) -> Path:
         "ref": [f"{it['utt_id']} {it['ref']}" for it in items],
         "hyp": [f"{it['utt_id']} {hypothesis(it['ref'], i, 0)}" for i, it in enumerate(items)],
         "lang": [f"{it['utt_id']} {groups_ddp.lang(it['utt_id'])}" for it in items],
+        "audio_seconds": [f"{it['utt_id']} {groups_ddp.seconds(it['utt_id'])[0]!r}" for it in items],
+        "decode_seconds": [f"{it['utt_id']} {groups_ddp.seconds(it['utt_id'])[1]!r}" for it in items],
     }
     for name, rows in lines.items():
         (dev / f"{name}.scp").write_text("\n".join(rows) + "\n")
@@ -97,20 +100,24 @@ def config(root: Path) -> dict:
                    "ci": 0.9, "bootstrap": 200, "seed": 5},
         "inputs": ["ref", "hyp", "lang"],
     }  # fmt: skip
-    return {"inference_dir": str(root), "metrics": [entry]}
+    speed = {"metric": {"_target_": "lightscore.metrics.RTFx"}, "inputs": ["audio_seconds", "decode_seconds"]}
+    return {"inference_dir": str(root), "metrics": [entry, speed]}
 
 
 @pytest.mark.slow
 def test_groups_equal_on_one_and_two_processes_and_in_measure(two_ranks, tmp_path) -> None:
-    callback = MetricCallback([groups_ddp.metric()])
+    callback = MetricCallback([groups_ddp.metric(), RTFx()])
     trainer = pl.Trainer(callbacks=[callback], logger=False, enable_progress_bar=False, enable_model_summary=False)
     trainer.validate(groups_ddp.LabelledASR(), dataloaders=loader(Utterances("dev", 23)))
     one = callback.results["validate"]
     assert {"val/WER_lang_en", "val/WER_lang_de", "val/WER_lang_fr_CA_ci_high"} <= set(one)
     for record in two_ranks:
         assert record["results"] == one
-    offline = measure(config(decode_dir(tmp_path)))["lightscore.metrics.error_rate.WER"]["dev"]
+    results = measure(config(decode_dir(tmp_path)))
+    offline = {**results["lightscore.metrics.error_rate.WER"]["dev"], **results["lightscore.metrics.speed.RTFx"]["dev"]}
     assert {f"val/{k}": v for k, v in offline.items()} == one
+    audio, decode = zip(*(groups_ddp.seconds(f"dev-{k}") for k in range(23)))
+    assert one["val/RTFx"] == pytest.approx(sum(audio) / sum(decode))
 
 
 @pytest.mark.slow
@@ -124,5 +131,7 @@ def test_groups_under_torchrun_equal_one_process(tmp_path) -> None:
     run = subprocess.run([*torchrun, str(BIN / "lightscore"), "measure", str(root / "metrics.yaml")], env=env,
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
-    sharded = json.loads((root / "metrics.json").read_text())["lightscore.metrics.error_rate.WER"]["dev"]
-    assert sharded == measure(config(decode_dir(tmp_path / "again")))["lightscore.metrics.error_rate.WER"]["dev"]
+    sharded = json.loads((root / "metrics.json").read_text())
+    alone = measure(config(decode_dir(tmp_path / "again")))
+    for key in ("lightscore.metrics.error_rate.WER", "lightscore.metrics.speed.RTFx"):
+        assert sharded[key]["dev"] == alone[key]["dev"]
