@@ -22,7 +22,7 @@ eight. `BaseMetric.__call__` and `lightscore.measure` both run `score_jobs`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -183,6 +183,7 @@ def score_jobs(
     rank: int = 0,
     world: int = 1,
     progress: Progress | None = None,
+    on_states: Callable[[Job, list[dict[str, StateValue]]], None] | None = None,
 ) -> list[dict | BaseException]:
     """Score every job across the ranks: each job's checked result or the error that stopped it, on every rank.
 
@@ -195,6 +196,8 @@ def score_jobs(
         rank: This process's rank.
         world: The number of ranks.
         progress: ``progress(key, test_name, done, total)``, called on rank 0.
+        on_states: Called on every rank with each job that scored and all ranks' states of it
+            (what `lightscore.measure` pools across test sets).
 
     Returns:
         One result dict or exception per job, in order; an `ArtifactError`
@@ -213,6 +216,8 @@ def score_jobs(
         except Exception as e:
             outcomes.append(e)
             continue
+        if on_states is not None:
+            on_states(job, states)
         error = _write_artifacts(job, output_dir, rank, world) if collect else None
         # The result stands when only its files are missing.
         outcomes.append(result if error is None else ArtifactError(result, error))
