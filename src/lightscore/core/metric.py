@@ -111,6 +111,9 @@ class BaseMetric(MetricState, ABC):
     def feeding(self, ids: Sequence[str] | None) -> Iterator[None]:
         """While the block runs, `batch_utt_ids` is ``ids``: how `feed` passes a batch's utterance ids.
 
+        Args:
+            ids: The batch's utterance ids, one per row, or None when not known.
+
         >>> from lightscore.metrics import WER
         >>> m = WER(per_utterance=True)
         >>> with m.feeding(["u1"]):
@@ -131,6 +134,10 @@ class BaseMetric(MetricState, ABC):
         ``data`` None (no output_dir) changes nothing. The runner enters it around
         the updates and again around `write_artifacts`, with ``part`` when each rank
         writes its part.
+
+        Args:
+            data: Input name -> SCP path (or shard) being scored, or None without an output_dir.
+            part: ``(rank, world)`` while each rank writes its part of the artifacts.
 
         >>> from lightscore.metrics import WER
         >>> m = WER()
@@ -248,6 +255,9 @@ class BaseMetric(MetricState, ABC):
 
         Args:
             row: Declared input name -> this row's value.
+
+        Returns:
+            ``(errors, ref, hyp, alignment)``, or None for a metric that shows no rows.
 
         >>> from lightscore.metrics import WER
         >>> WER().row_sample({"ref": "the cat", "hyp": "the bat"})
