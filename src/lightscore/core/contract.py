@@ -25,7 +25,7 @@ __all__ = [
     "normalize_bindings",
 ]
 
-KINDS = ("text", "audio", "number")
+KINDS = ("text", "audio", "number", "segments")
 StateValue = int | float | list[Any]
 """One registered state's value: a number ("sum") or a list ("cat"); plain and picklable."""
 Progress = Callable[[str, str, int, int], None]
@@ -37,8 +37,11 @@ class Field:
     """One declared input or output of a metric.
 
     ``kind`` says what the value holds: "text" (the value itself), "audio"
-    (a path to a WAV file) or "number". ``channels`` is for audio: 1 reads the
-    first channel as 1-D, N exactly N channels, None all of them.
+    (a path to a WAV file), "number", or "segments" (one session of a meeting:
+    a list of segments from a training step, or in an SCP file a path to a
+    session file or one line of SegLST JSON; `lightscore.segments`).
+    ``channels`` is for audio: 1 reads the first channel as 1-D, N exactly N
+    channels, None all of them.
 
     >>> Field("ref", "text")
     Field(name='ref', kind='text', label='Ref', optional=False, channels=1)
@@ -47,7 +50,7 @@ class Field:
     >>> Field("ref", "video")
     Traceback (most recent call last):
     ...
-    ValueError: Field 'ref': kind 'video' is not one of 'text', 'audio', 'number'
+    ValueError: Field 'ref': kind 'video' is not one of 'text', 'audio', 'number', 'segments'
     """
 
     name: str
