@@ -1,0 +1,139 @@
+"""Meetings: lightscore's cpWER against meeteval, and its DER against md-eval and pyannote.metrics, side by side.
+
+    python benchmarks/bench_meeting.py [--sessions 200] [--repeats 3]
+
+One generated corpus (STM for cpWER, RTTM for DER), scored by every tool on the same files in
+one run; the numbers each reports are printed beside the times, and must agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import warnings
+from pathlib import Path
+
+from common import Row, header, table, time_side_by_side, verdict
+
+from lightscore.metrics.meeting import CPWER, DER
+from lightscore.segments import read_rttm, write_session_scps
+
+WORDS = "the a of to and in is that it was for on are as with his they at be this".split()
+
+
+def corpus(d: Path, sessions: int, seed: int = 0) -> None:
+    """Write ref/hyp STM and RTTM files: 2-6 speakers, ~40 turns each, ~10% word errors, turns jittered."""
+    rng = random.Random(seed)
+    stm = {"ref": [], "hyp": []}
+    rttm = {"ref": [], "hyp": []}
+    for i in range(sessions):
+        sid = f"sess{i:04d}"
+        speakers = rng.randint(2, 6)
+        for k in range(speakers):
+            t = rng.uniform(0, 5)
+            hyp_speaker = (k + 1) % speakers if rng.random() < 0.3 else k
+            for _ in range(40 // speakers * 2):
+                length = rng.uniform(0.5, 8)
+                words = [rng.choice(WORDS) for _ in range(max(1, int(length * 2.5)))]
+                guess = [w if rng.random() > 0.1 else rng.choice(WORDS) for w in words]
+                start, end = t, t + length
+                stm["ref"].append(f"{sid} 1 spk{k} {start:.3f} {end:.3f} {' '.join(words)}")
+                stm["hyp"].append(f"{sid} 1 sys{hyp_speaker} {start:.3f} {end:.3f} {' '.join(guess)}")
+                rttm["ref"].append(f"SPEAKER {sid} 1 {start:.3f} {length:.3f} <NA> <NA> spk{k} <NA> <NA>")
+                h0, h1 = start + rng.uniform(-0.3, 0.3), end + rng.uniform(-0.3, 0.3)
+                rttm["hyp"].append(f"SPEAKER {sid} 1 {max(0, h0):.3f} {h1 - max(0, h0):.3f} <NA> <NA> c{k} <NA> <NA>")
+                t = end + rng.uniform(0.7, 10)  # > twice the jitter: no speaker overlaps itself
+    for side in ("ref", "hyp"):
+        (d / f"{side}.stm").write_text("\n".join(stm[side]) + "\n")
+        (d / f"{side}.rttm").write_text("\n".join(rttm[side]) + "\n")
+
+
+def meeteval_cpwer(d: Path) -> float:
+    from meeteval.wer.api import cpwer
+
+    results = cpwer(str(d / "ref.stm"), str(d / "hyp.stm"))
+    return sum(results.values()).error_rate * 100
+
+
+def md_eval_der(d: Path, collar: float) -> float:
+    out = subprocess.run(
+        ["sctk", "md-eval", "-r", d / "ref.rttm", "-s", d / "hyp.rttm", "-c", str(collar)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    # Its printed DER has 2 decimals; the times (2 decimals of a second) give the rate to more digits.
+    times = [
+        float(re.search(rf"{name} =\s*([\d.]+)", out).group(1))
+        for name in ("SCORED SPEAKER TIME", "MISSED SPEAKER TIME", "FALARM SPEAKER TIME")
+    ]
+    error = float(re.search(r"SPEAKER ERROR TIME =\s*([\d.]+)", out).group(1))
+    return (times[1] + times[2] + error) / times[0] * 100
+
+
+def pyannote_der(d: Path, collar: float) -> float:
+    from pyannote.core import Annotation
+    from pyannote.core import Segment as Span
+    from pyannote.metrics.diarization import DiarizationErrorRate
+
+    refs, hyps = read_rttm(d / "ref.rttm"), read_rttm(d / "hyp.rttm")
+    metric = DiarizationErrorRate(collar=2 * collar)  # pyannote's collar is the total width
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for sid, segments in refs.items():
+            r, h = Annotation(uri=sid), Annotation(uri=sid)
+            for i, s in enumerate(segments):
+                r[Span(s.start, s.end), i] = s.speaker
+            for i, s in enumerate(hyps.get(sid, [])):
+                h[Span(s.start, s.end), i] = s.speaker
+            metric(r, h)
+    return abs(metric) * 100
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--collar", type=float, default=0.25)
+    args = parser.parse_args()
+    header(f"Meetings: cpWER vs meeteval, DER vs md-eval and pyannote.metrics ({args.sessions} sessions)")
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        corpus(d, args.sessions)
+        stm = write_session_scps(d / "ref.stm", d / "hyp.stm", d / "stm_scp")
+        rttm = write_session_scps(d / "ref.rttm", d / "hyp.rttm", d / "rttm_scp")
+        values = {}
+        cp = {
+            "lightscore CPWER": lambda: values.__setitem__("lightscore CPWER", CPWER()(stm, "dev")["cpWER"]),
+            "meeteval cpwer": lambda: values.__setitem__("meeteval cpwer", meeteval_cpwer(d)),
+        }
+        collar = args.collar
+        der = {
+            "lightscore DER (md-eval)": lambda: values.__setitem__(
+                "lightscore DER (md-eval)", DER(collar=collar)(rttm, "dev")["DER"]
+            ),
+            "lightscore DER (pyannote)": lambda: values.__setitem__(
+                "lightscore DER (pyannote)", DER(collar=2 * collar, convention="pyannote")(rttm, "dev")["DER"]
+            ),
+        }
+        if shutil.which("sctk"):
+            der["sctk md-eval"] = lambda: values.__setitem__("sctk md-eval", md_eval_der(d, collar))
+        der["pyannote.metrics"] = lambda: values.__setitem__("pyannote.metrics", pyannote_der(d, collar))
+        cp_times = time_side_by_side(cp, repeats=args.repeats)
+        der_times = time_side_by_side(der, repeats=args.repeats)
+    rows = [Row(name, args.sessions, cp_times[name], unit="sessions") for name in cp]
+    print(table(rows, baseline="lightscore CPWER"))
+    print("\n" + "\n".join(f"- {name}: cpWER {values[name]:.4f}%" for name in cp) + "\n")
+    rows = [Row(name, args.sessions, der_times[name], unit="sessions") for name in der]
+    print(table(rows, baseline="lightscore DER (md-eval)"))
+    print("\n" + "\n".join(f"- {name}: DER {values[name]:.4f}%" for name in der) + "\n")
+    ratio = min(cp_times["meeteval cpwer"]) / min(cp_times["lightscore CPWER"])
+    print(verdict("speed-up over meeteval cpwer", ratio, 1, higher_is_better=True))
+    ratio = min(der_times["pyannote.metrics"]) / min(der_times["lightscore DER (pyannote)"])
+    print(verdict("speed-up over pyannote.metrics DER", ratio, 10, higher_is_better=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,316 @@
+"""Meeting metrics: cpWER (meeteval's) and DER / JER (md-eval's or pyannote's), one session per row.
+
+Each row is a session: ``ref`` and ``hyp`` hold its segments as a meeting file
+(STM, CTM, SegLST JSON, RTTM) that contains it, as one line of SegLST JSON
+(`lightscore.segments.dumps`, what a Lightning ``validation_step`` returns),
+or ``""`` for an empty session; the row's id is the session id. The state is
+integer counts per session summed ("sum"), so any split of the sessions over
+ranks or shards gives the same numbers, plus one record per session ("cat")
+for the per-session tables. See docs/meetings.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from lightscore.analysis.diarization import CONVENTIONS, diarization_counts
+from lightscore.core.batch import RowError
+from lightscore.core.contract import Field
+from lightscore.core.metric import BaseMetric
+from lightscore.segments import FORMATS, Segment, SegmentError, read_uem, session_segments
+from lightscore.text.multispeaker import cp_counts
+
+__all__ = ["CPWER", "DER", "JER", "MeetingMetric"]
+
+
+class MeetingMetric(BaseMetric):
+    """What the meeting metrics share: one session per row, read into segments, errors naming the session.
+
+    Args:
+        format: The meeting files' format (one of stm, ctm, seglst, rttm) when their suffix does not tell.
+    """
+
+    name: ClassVar[str] = "meeting"
+    # A row's id is its session id: feed() passes the ids as batch_utt_ids (the SCP keys, the step's utt_id).
+    inputs = (Field("ref", "text"), Field("hyp", "text"))
+
+    def __init__(self, format: str | None = None) -> None:
+        if format is not None and format not in FORMATS:
+            raise ValueError(f"{self.name}: format {format!r} is not one of {', '.join(FORMATS)}")
+        self.format = format
+        self.add_state("sessions", 0, "sum")
+        self.add_state("session_records", [], "cat")
+        super().__init__()
+
+    def _sessions(self, ref: Sequence[str], hyp: Sequence[str]):
+        """Yield ``(row, session id, ref segments, hyp segments)``; a bad row raises `RowError`."""
+        utt_id = self.batch_utt_ids
+        for row, (ref_value, hyp_value) in enumerate(zip(ref, hyp)):
+            session = utt_id[row] if utt_id is not None else f"row{row}"
+            try:
+                if utt_id is None and not all(
+                    v.lstrip().startswith("[") or not v.strip() for v in (ref_value, hyp_value)
+                ):
+                    raise ValueError(
+                        "a meeting file needs the session id: feed the batch with its ids (lightscore.core.batch.feed)"
+                    )
+                yield (
+                    row,
+                    session,
+                    session_segments(ref_value, session, self.format),
+                    session_segments(hyp_value, session, self.format),
+                )
+            except (SegmentError, ValueError) as e:
+                raise RowError(row, f"{self.name}: {e}") from None
+
+    def session_results(self) -> list[list[Any]]:
+        """The per-session records (merged, after ``load_state``), sorted by session id.
+
+        Raises:
+            ValueError: a session scored twice (it came in two rows, or from two ranks).
+        """
+        records = sorted(self.session_records, key=lambda r: r[0])
+        for a, b in zip(records, records[1:]):
+            if a[0] == b[0]:
+                raise ValueError(f"{self.name}: session {a[0]!r} was scored twice")
+        return records
+
+
+def _check_number(name: str, option: str, value: Any, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
+        raise ValueError(f"{name}: {option} must be a number >= {low:g}, got {value!r}")
+    return float(value)
+
+
+class CPWER(MeetingMetric):
+    """Concatenated minimum-permutation WER, equal to meeteval's ``cpwer`` per session and for the corpus.
+
+    Returns ``cpWER`` (percent: errors / reference words * 100) with its counts: errors, length
+    (reference words), substitutions, deletions, insertions, missed, false-alarm and scored
+    speakers, sessions. `session_results` gives each session's counts and speaker assignment.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import dumps
+    >>> ref = dumps([Segment("A", 0, 1, "hello world"), Segment("B", 1, 2, "good morning")])
+    >>> hyp = dumps([Segment("spk1", 0, 1, "good morning"), Segment("spk2", 0, 1, "hello word")])
+    >>> m = CPWER(); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); r = m.compute()
+    >>> r["cpWER"], r["cpWER_errors"], r["cpWER_length"]
+    (25.0, 1, 4)
+    >>> m.session_results()[0][-1]
+    [['A', 'spk2'], ['B', 'spk1']]
+    """
+
+    name: ClassVar[str] = "cpWER"
+    COUNTS: ClassVar[tuple[str, ...]] = (
+        "errors", "length", "substitutions", "deletions", "insertions",
+        "missed_speaker", "falarm_speaker", "scored_speaker",
+    )  # fmt: skip
+    outputs = (
+        Field("cpWER", "number"),
+        *(Field(f"cpWER_{c}", "number") for c in COUNTS),
+        Field("cpWER_sessions", "number"),
+    )
+
+    def __init__(self, format: str | None = None) -> None:
+        for count in self.COUNTS:
+            self.add_state(count, 0, "sum")
+        super().__init__(format)
+
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
+        """Add each session's counts after its best speaker assignment.
+
+        Raises:
+            ValueError: a malformed batch; a bad session is named (`lightscore.core.batch.RowError`).
+        """
+        for _, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
+            counts = cp_counts(ref_segments, hyp_segments)
+            for name in self.COUNTS:
+                setattr(self, name, getattr(self, name) + getattr(counts, name))
+            self.sessions += 1
+            assignment = [list(pair) for pair in counts.assignment]
+            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), assignment])
+
+    def compute(self) -> dict[str, float]:
+        """The corpus cpWER (percent) and its counts, from the summed state.
+
+        Raises:
+            ValueError: the references hold no words.
+        """
+        if self.length == 0:
+            raise ValueError(f"{self.name}: the references hold no words, so there is nothing to score")
+        result: dict[str, float] = {"cpWER": self.errors / self.length * 100}
+        result.update({f"cpWER_{c}": getattr(self, c) for c in self.COUNTS})
+        result["cpWER_sessions"] = self.sessions
+        return result
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> CPWER().settings()
+        'cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)'
+        """
+        return "cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
+
+
+class _Diarization(MeetingMetric):
+    """DER and JER's options: the convention, collar, skip_overlap, UEM and the time unit."""
+
+    def __init__(
+        self,
+        collar: float = 0.0,
+        skip_overlap: bool = False,
+        convention: str = "md-eval",
+        uem: str | None = None,
+        ticks_per_second: int = 1_000_000,
+        format: str | None = None,
+    ) -> None:
+        if convention not in CONVENTIONS:
+            raise ValueError(f"{self.name}: convention {convention!r} is not one of {', '.join(CONVENTIONS)}")
+        if not isinstance(skip_overlap, bool):
+            raise ValueError(f"{self.name}: skip_overlap must be a bool, got {skip_overlap!r}")
+        if isinstance(ticks_per_second, bool) or not isinstance(ticks_per_second, int) or ticks_per_second < 1:
+            raise ValueError(f"{self.name}: ticks_per_second must be an int >= 1, got {ticks_per_second!r}")
+        self.collar = _check_number(self.name, "collar", collar)
+        self.skip_overlap, self.convention, self.ticks_per_second = skip_overlap, convention, ticks_per_second
+        self.uem = None if uem is None else str(uem)
+        try:
+            self._uem = None if uem is None else read_uem(uem)
+        except (OSError, SegmentError) as e:
+            raise ValueError(f"{self.name}: uem: {e}") from None
+        super().__init__(format)
+
+    def _counts(self, session: str, ref_segments: list[Segment], hyp_segments: list[Segment]):
+        uem = None if self._uem is None else self._uem.get(session)
+        return diarization_counts(
+            ref_segments, hyp_segments, uem=uem, collar=self.collar, skip_overlap=self.skip_overlap,
+            convention=self.convention, ticks_per_second=self.ticks_per_second,
+        )  # fmt: skip
+
+    def _scored(self, ref, hyp):
+        for row, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
+            try:
+                yield session, self._counts(session, ref_segments, hyp_segments)
+            except ValueError as e:
+                raise RowError(row, f"{self.name}: session {session!r}: {e}") from None
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> DER(collar=0.25).settings()
+        'DER convention=md-eval collar=0.25 (each side) skip_overlap=False uem=none'
+        >>> JER(collar=0.5, convention="pyannote").settings()
+        'JER convention=pyannote collar=0.5 (total, centred) skip_overlap=False uem=none'
+        """
+        side = "each side" if self.convention == "md-eval" else "total, centred"
+        parts = [self.name, f"convention={self.convention}", f"collar={self.collar:g} ({side})"]
+        return " ".join([*parts, f"skip_overlap={self.skip_overlap}", f"uem={self.uem or 'none'}"])
+
+
+class DER(_Diarization):
+    """Diarization error rate, equal to md-eval (default) or to pyannote.metrics (``convention="pyannote"``).
+
+    Args:
+        collar: Seconds not scored around each reference boundary: on each side with md-eval's
+            convention (``md-eval -c``), the total width with pyannote's (``collar=``).
+        skip_overlap: Score only where at most one reference speaker talks (``md-eval -1``,
+            pyannote's ``skip_overlap``).
+        convention: ``"md-eval"`` or ``"pyannote"``: the default UEM, the collar's meaning and where
+            the speaker mapping is computed (`lightscore.analysis.diarization`).
+        uem: A UEM file; sessions it does not list use the convention's default region.
+        ticks_per_second: The integer time unit the sums are exact in (default microseconds).
+        format: The meeting files' format when the suffix does not tell.
+
+    Returns ``DER`` (percent) and ``DER_missed``, ``DER_falarm``, ``DER_confusion``, ``DER_scored``
+    (scored speaker time) in seconds, and ``DER_sessions``.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import dumps
+    >>> ref = dumps([Segment("A", 0, 10), Segment("B", 10, 20)])
+    >>> hyp = dumps([Segment("x", 0, 12), Segment("y", 12, 20)])
+    >>> m = DER(); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); m.compute()["DER"]
+    10.0
+    >>> DER(convention="nist")
+    Traceback (most recent call last):
+    ...
+    ValueError: DER: convention 'nist' is not one of md-eval, pyannote
+    """
+
+    name: ClassVar[str] = "DER"
+    COUNTS: ClassVar[tuple[str, ...]] = ("scored", "missed", "falarm", "confusion")
+    outputs = (Field("DER", "number"), *(Field(f"DER_{c}", "number") for c in COUNTS), Field("DER_sessions", "number"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for count in self.COUNTS:
+            self.add_state(count, 0, "sum")
+        super().__init__(*args, **kwargs)
+
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
+        """Add each session's missed, false-alarm and confusion time (ticks) under its optimal mapping."""
+        for session, counts in self._scored(ref, hyp):
+            for name in self.COUNTS:
+                setattr(self, name, getattr(self, name) + getattr(counts, name))
+            self.sessions += 1
+            mapping = [list(pair) for pair in counts.mapping]
+            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), mapping])
+
+    def compute(self) -> dict[str, float]:
+        """DER = (missed + false alarm + confusion) / scored speaker time * 100; times in seconds.
+
+        Raises:
+            ValueError: no reference speech was scored.
+        """
+        if self.scored == 0:
+            raise ValueError(f"{self.name}: no reference speech in the scored region, so there is nothing to score")
+        result: dict[str, float] = {"DER": (self.missed + self.falarm + self.confusion) / self.scored * 100}
+        result.update({f"DER_{c}": getattr(self, c) / self.ticks_per_second for c in self.COUNTS})
+        result["DER_sessions"] = self.sessions
+        return result
+
+
+class JER(_Diarization):
+    """Jaccard error rate (DIHARD II), equal to pyannote.metrics' ``JaccardErrorRate`` with its convention.
+
+    Per reference speaker: (false alarm + miss) / union of its time and its mapped hypothesis
+    speaker's time in the scored region (1 when unmapped); ``JER`` is the mean over the reference
+    speakers of all sessions, in percent. The options are DER's.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import dumps
+    >>> ref = dumps([Segment("A", 0, 10), Segment("B", 10, 20)])
+    >>> hyp = dumps([Segment("x", 0, 12), Segment("y", 12, 20)])
+    >>> m = JER(convention="pyannote"); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); round(m.compute()["JER"], 4)
+    18.3333
+    """
+
+    name: ClassVar[str] = "JER"
+    outputs = (Field("JER", "number"), Field("JER_speakers", "number"), Field("JER_sessions", "number"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.add_state("speakers", 0, "sum")
+        super().__init__(*args, **kwargs)
+
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
+        """Add each reference speaker's ``(error, union)`` in ticks (a "cat" record per session)."""
+        for session, counts in self._scored(ref, hyp):
+            self.speakers += len(counts.jer_speakers)
+            self.sessions += 1
+            self.session_records.append([session, [list(term) for term in counts.jer_speakers]])
+
+    def compute(self) -> dict[str, float]:
+        """The mean speaker JER in percent; fsum of exact integer ratios, so any rank order gives the same float.
+
+        Raises:
+            ValueError: no reference speaker talks in the scored region.
+        """
+        if self.speakers == 0:
+            raise ValueError(
+                f"{self.name}: no reference speaker talks in the scored region, so there is nothing to score"
+            )
+        ratios = [error / union for _, terms in self.session_records for _, error, union in terms]
+        return {
+            "JER": math.fsum(ratios) / self.speakers * 100,
+            "JER_speakers": self.speakers,
+            "JER_sessions": self.sessions,
+        }
