@@ -338,7 +338,7 @@ def test_compare_prints_every_test_and_writes_json(tmp_path):
     assert re.search(r"MAPSSWE +z = 3\.766 \(1088 segments\) +1\.7e-04 +B is better", table)
     assert re.search(r"McNemar +A only 31, B only 49 +0\.0567 +no significant difference", table)
     assert re.search(r"sign +N\+ 8, N- 1, N0 1 \(a - b\) +0\.1094 +no significant difference", table)
-    assert out[-2].startswith("verdict: B is better (paired bootstrap p < 0.001 < 0.05; MAPSSWE says B; Wilcoxon")
+    assert out[-2].startswith("verdict: B is better (paired bootstrap p = 0.002 < 0.05; MAPSSWE says B; Wilcoxon")
     saved = json.loads((tmp_path / "cmp.json").read_text())
     assert saved["mcnemar"]["b_only"] == 49 and saved["files"]["b"] == files[2]
 
@@ -370,7 +370,7 @@ def test_report_of_two_systems_holds_their_numbers_and_the_comparison(tmp_path):
     assert span(page, "cmp-difference") == pytest.approx(100 * (1315 - 1531) / 8110)
     assert span(page, "cmp-ci-low") < span(page, "cmp-difference") < span(page, "cmp-ci-high") < 0
     assert span(page, "utt-count") == 20 and span(page, "utt-total") == 400
-    assert 'id="cmp-verdict" class="verdict">B is better (paired bootstrap p &lt; 0.001' in page
+    assert 'id="cmp-verdict" class="verdict">B is better (paired bootstrap p = 0.002 &lt; 0.05' in page
     assert "WER case=fold aligner=sclite normalize=none" in page and 'id="speakers"' in page
 
 

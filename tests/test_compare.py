@@ -79,8 +79,10 @@ def test_bootstrap_interval_and_headline(word_run):
     assert boot["p_b_better"] > 0.99
     # Each system's interval from the metric equals the paired bootstrap's (same draws, same seed).
     assert [word_run["a"]["WER_ci_low"], word_run["a"]["WER_ci_high"]] == pytest.approx(boot["ci_a"])
-    assert boot["verdict"] == "B is better (p < 0.001 < 0.05)"  # no replicate of 1000 had B worse
-    assert word_run["verdict"].startswith("B is better (paired bootstrap p < 0.001 < 0.05; ")
+    # No replicate of 1000 had B worse: p = 2 (0 + 1) / 1001, the smallest 1000 replicates give.
+    assert boot["p"] == pytest.approx(2 / 1001) and boot["resamples"] == 1000 and boot["reason"] is None
+    assert boot["verdict"] == "B is better (p = 0.002 < 0.05)"
+    assert word_run["verdict"].startswith("B is better (paired bootstrap p = 0.002 < 0.05; ")
     assert "MAPSSWE says B" in word_run["verdict"] and "McNemar" not in word_run["verdict"]
     json.dumps(word_run, allow_nan=False)  # strict JSON
 

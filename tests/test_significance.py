@@ -306,4 +306,7 @@ def test_bootstrap_interval_covers_the_true_rate_about_95_percent_of_the_time():
 
 
 def test_verdict_needs_a_direction():
-    assert verdict({"p": 0.0, "better": None}) == "no significant difference (p = 0.0e+00 >= 0.05)"
+    assert (
+        verdict({"p": 0.0, "better": None})
+        == "no significant difference (p = 0.0e+00 < 0.05, but neither system has fewer errors)"
+    )

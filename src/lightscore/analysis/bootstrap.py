@@ -15,12 +15,20 @@ numbers and seed. The matched-pair tests of NIST sc_stats are in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "paired_bootstrap", "side_with_fewer"]
+__all__ = [
+    "bootstrap_ci",
+    "check_fraction",
+    "check_replicates",
+    "min_replicates",
+    "paired_bootstrap",
+    "side_with_fewer",
+]
 
 # Bootstrap index blocks hold about this many entries, so memory stays near 100 MB at any corpus size.
 _BLOCK_ELEMENTS = 1 << 22
@@ -39,13 +47,16 @@ def bootstrap_ci(
 
     Utterances (or, with ``groups``, whole groups such as speakers) are drawn with
     replacement ``replicates`` times. The result depends only on the inputs, in their
-    order, and ``seed``: sort utterances by id first and every process agrees.
+    order, and ``seed``: sort utterances by id first and every process agrees. A
+    resample holding no reference token has no rate and is left out (many references
+    are empty); the interval is undefined, and a ValueError says so, when fewer than
+    `min_replicates` resamples are left.
 
     Args:
         errors: errors (S + D + I) per utterance.
         ref_lens: reference tokens per utterance.
         ci: the interval's coverage, e.g. 0.95.
-        replicates: bootstrap resamples.
+        replicates: bootstrap resamples, at least `min_replicates` of ``ci``.
         seed: seed of ``numpy.random.default_rng``.
         groups: a label per utterance (e.g. its speaker); resample whole groups (block bootstrap).
 
@@ -54,16 +65,21 @@ def bootstrap_ci(
 
     Raises:
         ValueError: arrays of different lengths, negative or non-finite counts, no reference
-            token at all, ``ci`` outside (0, 1) or ``replicates`` < 1.
+            token at all, ``ci`` outside (0, 1), too few ``replicates`` for ``ci``, or too few
+            resamples holding a reference token.
 
     >>> low, high = bootstrap_ci([1, 0, 2, 1, 0, 3], [10, 8, 12, 9, 7, 11], replicates=2000)
     >>> round(low, 1) < 100 * 7 / 57 < round(high, 1)
     True
     >>> bootstrap_ci([1, 0, 2], [10, 8, 12], seed=3) == bootstrap_ci([1, 0, 2], [10, 8, 12], seed=3)
     True
+    >>> bootstrap_ci([1, 0], [10, 8], replicates=10)
+    Traceback (most recent call last):
+    ...
+    ValueError: bootstrap 10: too few replicates for a 95% interval, which needs at least 40 (one in each tail)
     """
     columns = _columns(errors=errors, ref_lens=ref_lens)
-    sums = _resampled_sums(columns, groups, ci, replicates, seed)
+    sums = _defined(_resampled_sums(columns, groups, ci, replicates, seed), ci)
     return _interval(_rate(sums[0], sums[1]), ci)
 
 
@@ -77,11 +93,18 @@ def paired_bootstrap(
     seed: int = 0,
     groups: Sequence | None = None,
 ) -> dict[str, Any]:
-    """Paired bootstrap of the difference B - A in error rate (percentage points).
+    """Paired bootstrap of the difference B - A in error rate (percentage points), with a p-value.
 
     Both systems are scored on the same resampled utterances (or groups), so the
     utterances' shared difficulty cancels out. ``ci_a`` and ``ci_b`` equal
-    `bootstrap_ci` of each system with the same arguments.
+    `bootstrap_ci` of each system with the same arguments (the same resamples are
+    left out). The p-value is the percentile test's, two-sided, with ties counted
+    against significance and the +1 of sacrebleu's and multeval's tests:
+    ``p = min(1, 2 (k + 1) / (m + 1))``, where ``k`` counts the ``m`` resamples whose
+    difference is *not* strictly on the side the corpus difference leans to (a resample
+    with no difference counts against). Equal corpus rates give ``p = 1``. When every
+    resample gives the same difference (one utterance, say), the bootstrap measures no
+    spread: ``p`` is 1 and ``reason`` says why.
 
     Args:
         errors_a, errors_b: errors per utterance of systems A and B.
@@ -90,36 +113,112 @@ def paired_bootstrap(
 
     Returns:
         ``rate_a``, ``rate_b``, ``difference`` (B - A), ``ci`` (interval of the difference),
-        ``ci_a``, ``ci_b``, ``p_b_better`` (share of replicates where B's rate is below A's;
-        Bisani & Ney's probability of improvement), ``p`` (two-sided bootstrap p,
-        ``2 * min(share B < A, share B > A)``, capped at 1; resolution 1 / replicates),
-        ``better`` and ``replicates``.
+        ``ci_a``, ``ci_b``, ``p_b_better`` (share of resamples where B's rate is below A's;
+        Bisani & Ney's probability of improvement), ``p`` (smallest possible: ``2 / (m + 1)``),
+        ``better`` (the side with fewer errors, significant or not), ``reason`` (why no test
+        could be made, or None), ``replicates`` and ``resamples`` (``m``: those holding a
+        reference token).
 
     Raises:
         ValueError: as `bootstrap_ci`.
 
     >>> r = paired_bootstrap([3, 2, 4, 3], [1, 1, 2, 2], [10, 10, 10, 10], replicates=500)
-    >>> r["difference"], r["p_b_better"], r["better"]
-    (-15.0, 1.0, 'b')
+    >>> r["difference"], r["p_b_better"], r["better"], round(r["p"], 4)
+    (-15.0, 1.0, 'b', 0.004)
+    >>> same = paired_bootstrap([3, 2], [3, 2], [10, 10])
+    >>> same["p"], same["better"], same["ci"]
+    (1.0, None, (0.0, 0.0))
     """
     columns = _columns(errors_a=errors_a, errors_b=errors_b, ref_lens=ref_lens)
-    sums = _resampled_sums(columns, groups, ci, replicates, seed)
+    sums = _defined(_resampled_sums(columns, groups, ci, replicates, seed), ci)
     rates_a, rates_b = _rate(sums[0], sums[2]), _rate(sums[1], sums[2])
     diff = rates_b - rates_a
     rate_a, rate_b = _rate(columns[0].sum(), columns[2].sum()), _rate(columns[1].sum(), columns[2].sum())
-    below, above = float(np.mean(diff < 0)), float(np.mean(diff > 0))
+    observed = float(rate_b - rate_a)
+    units = columns.shape[1] if groups is None else len(np.unique(np.asarray(groups)))
+    p, reason = _p_value(diff, observed, units, groups is None)
     return {
         "rate_a": float(rate_a),
         "rate_b": float(rate_b),
-        "difference": float(rate_b - rate_a),
+        "difference": observed,
         "ci": _interval(diff, ci),
         "ci_a": _interval(rates_a, ci),
         "ci_b": _interval(rates_b, ci),
-        "p_b_better": below,
-        "p": min(1.0, 2 * min(below, above)),
-        "better": side_with_fewer("b", "a", rate_b - rate_a),
+        "p_b_better": float(np.mean(diff < 0)),
+        "p": p,
+        "better": side_with_fewer("b", "a", observed),
+        "reason": reason,
         "replicates": replicates,
+        "resamples": len(diff),
     }
+
+
+def min_replicates(ci: float, level: float | None = None) -> int:
+    """The fewest bootstrap replicates for a ``ci`` percentile interval (and a p-value below ``level``).
+
+    Each tail of the interval needs one replicate at least (``n >= 2 / (1 - ci)``), and the
+    paired bootstrap's smallest p, ``2 / (n + 1)``, must be below ``level``.
+
+    Args:
+        ci: The interval's coverage, in (0, 1).
+        level: The significance level of a paired test, in (0, 1), or None.
+
+    Returns:
+        The smallest number of replicates.
+
+    Raises:
+        ValueError: ``ci`` or ``level`` outside (0, 1) (NaN included).
+
+    >>> min_replicates(0.95), min_replicates(0.9), min_replicates(0.95, level=0.01)
+    (40, 20, 200)
+    """
+    check_fraction("ci", ci, "0.95")
+    need = math.ceil(round(2 / (1 - ci), 9))
+    if level is not None:
+        check_fraction("level", level, "0.05")
+        need = max(need, math.ceil(round(2 / level - 1, 9) + 1e-9))
+    return need
+
+
+def check_fraction(name: str, value: float, example: str) -> float:
+    """Return ``value`` if it is a number strictly between 0 and 1, else raise ValueError naming ``name``.
+
+    >>> check_fraction("level", 1.5, "0.05")
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be between 0 and 1 (e.g. 0.05), got 1.5
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
+        raise ValueError(f"{name} must be between 0 and 1 (e.g. {example}), got {value!r}")
+    return value
+
+
+def check_replicates(replicates: int, ci: float, level: float | None = None) -> int:
+    """Return ``replicates`` if there are at least `min_replicates`; else a ValueError saying how many are needed.
+
+    >>> check_replicates(1, 0.95)
+    Traceback (most recent call last):
+    ...
+    ValueError: bootstrap 1: too few replicates for a 95% interval, which needs at least 40 (one in each tail)
+    """
+    need = min_replicates(ci, level)
+    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < need:
+        why = "one in each tail" if level is None or need == min_replicates(ci) else f"for a p below {level:g}"
+        raise ValueError(
+            f"bootstrap {replicates!r}: too few replicates for a {ci:.0%} interval, which needs at least {need} ({why})"
+        )
+    return replicates
+
+
+def _p_value(diff: np.ndarray, observed: float, units: int, by_utterance: bool) -> tuple[float, str | None]:
+    """The paired bootstrap's two-sided p (ties against significance) and why it could not test, or None."""
+    if observed == 0:
+        return 1.0, None
+    if np.all(diff == diff[0]):
+        shown = f"{units} {'utterance' if by_utterance else 'speaker'}{'s' if units != 1 else ''}"
+        return 1.0, f"every resample of the {shown} gives the same difference: the bootstrap measures no spread"
+    against = int(np.sum(diff >= 0)) if observed < 0 else int(np.sum(diff <= 0))
+    return min(1.0, 2 * (against + 1) / (len(diff) + 1)), None
 
 
 def _columns(**arrays: Sequence[float]) -> np.ndarray:
@@ -144,10 +243,7 @@ def _columns(**arrays: Sequence[float]) -> np.ndarray:
 
 def _resampled_sums(columns: np.ndarray, groups: Sequence | None, ci: float, replicates: int, seed: int) -> np.ndarray:
     """Column sums over ``replicates`` resamples of the rows (of whole groups with ``groups``): (k, replicates)."""
-    if not 0 < ci < 1:
-        raise ValueError(f"ci must be between 0 and 1, got {ci}")
-    if replicates < 1:
-        raise ValueError(f"replicates must be >= 1, got {replicates}")
+    check_replicates(replicates, ci)
     if groups is not None:
         labels = np.asarray(groups)
         if labels.shape != (columns.shape[1],):
@@ -167,10 +263,22 @@ def _resampled_sums(columns: np.ndarray, groups: Sequence | None, ci: float, rep
     return sums
 
 
+def _defined(sums: np.ndarray, ci: float) -> np.ndarray:
+    """The resamples (columns of ``sums``, reference tokens last) that hold a reference token: they have a rate."""
+    defined = sums[-1] > 0
+    kept = int(defined.sum())
+    if kept < min_replicates(ci):
+        raise ValueError(
+            f"the {ci:.0%} bootstrap interval is undefined: {len(defined) - kept} of {len(defined)} resamples hold "
+            f"no reference token (the references are mostly empty), leaving {kept}, fewer than the "
+            f"{min_replicates(ci)} it needs; raise the replicates or score more non-empty references"
+        )
+    return sums if kept == len(defined) else sums[:, defined]
+
+
 def _rate(errors: np.ndarray | float, ref_lens: np.ndarray | float) -> np.ndarray:
-    # A resample of only empty references has no rate: inf with errors, nan without; quantiles keep them.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return 100.0 * np.asarray(errors) / np.asarray(ref_lens)
+    # Never a zero denominator: _columns refuses a corpus without reference tokens, _defined such resamples.
+    return 100.0 * np.asarray(errors) / np.asarray(ref_lens)
 
 
 def _interval(values: np.ndarray, ci: float) -> tuple[float, float]:

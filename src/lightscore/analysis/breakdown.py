@@ -1,8 +1,8 @@
 """Where a system fails: per-speaker tables, most frequent errors and worst utterances, as plain rows.
 
 Everything here reads per-utterance records or alignments and returns lists of
-tuples (named, so ``pandas.DataFrame(rows)`` keeps the column names); `write_tsv`
-saves any of them.
+tuples (named, so ``pandas.DataFrame(rows)`` keeps the column names);
+`lightscore.io.tsv.write_tsv`, the one TSV writer (importable from here too), saves any of them.
 
 The record is `UttCounts`: one utterance's id, speaker and error counts, as an
 aligner reports them (sclite's ``.pra`` ``Scores:`` line, or `utt_counts` of an
@@ -23,10 +23,10 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from lightscore.scp.files import ScpError, atomic_open, read_scp
+from lightscore.io.tsv import write_tsv
+from lightscore.scp.files import ScpError, read_scp
 
 if TYPE_CHECKING:
     from lightscore.text.alignment import Pair
@@ -41,7 +41,7 @@ __all__ = [
     "utt_counts",
     "utterance_records",
     "worst_utterances",
-    "write_tsv",
+    "write_tsv",  # re-exported: lightscore.io.tsv.write_tsv, the one TSV writer
 ]
 
 
@@ -256,34 +256,6 @@ def worst_utterances(records: Iterable[UttCounts], n: int = 10) -> list[UttCount
     ['u1', 'u2']
     """
     return sorted(records, key=lambda r: (-r.errors, -r.rate, r.utt_id))[:n]
-
-
-def write_tsv(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Sequence]) -> Path:
-    """Write a header and rows as tab-separated text, atomically (for pandas or a spreadsheet); return the path.
-
-    Floats are written in full (``repr``), None as an empty cell.
-
-    Raises:
-        ValueError: a row whose length differs from the header's, or a cell holding a tab or a
-            newline (the message names the row); the old file, if any, is left as it was.
-
-    >>> import tempfile, pathlib
-    >>> p = write_tsv(pathlib.Path(tempfile.mkdtemp()) / "spk.tsv", SpeakerRow._fields,
-    ...               [SpeakerRow("spk1", 2, 10, 1, 0, 0, 10.0)])
-    >>> print(p.read_text(), end="")
-    speaker	utterances	words	sub	dele	ins	rate
-    spk1	2	10	1	0	0	10.0
-    """
-    with atomic_open(path) as f:
-        f.write("\t".join(header) + "\n")
-        for number, row in enumerate(rows, 1):
-            if len(row) != len(header):
-                raise ValueError(f"{path}: row {number} has {len(row)} cells, the header {len(header)}")
-            cells = ["" if cell is None else str(cell) for cell in row]
-            if any("\t" in cell or "\n" in cell or "\r" in cell for cell in cells):
-                raise ValueError(f"{path}: row {number} has a cell with a tab or a newline: {row!r}")
-            f.write("\t".join(cells) + "\n")
-    return Path(path)
 
 
 def _rate(errors: int, words: int) -> float:

@@ -9,9 +9,9 @@ Results go to stdout, progress bars (tqdm) and errors to stderr.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Mapping, Sequence
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
+from lightscore.io.atomic import temp_target
 
 __all__ = ["check_input", "run_compare", "run_measure", "run_report", "run_score"]
 
@@ -110,10 +111,14 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("--metric ter needs --bpemodel M, the SentencePiece model whose pieces it counts")
     if args.metric != "ter" and args.bpemodel is not None:
         raise ValueError(f"--bpemodel is used only by --metric ter, not {args.metric}")
+    if args.ci is not None:  # before scoring, not when the interval is computed
+        from lightscore.analysis.bootstrap import check_replicates
+
+        check_replicates(args.bootstrap, args.ci)
     return {name: getattr(args, name) for name in _METRIC_OPTIONS}
 
 
-# The options of _scoring_options that build the metric (lightscore.offline.compare.build_metric's keywords).
+# The options of _scoring_options that build the metric (lightscore.offline.compare.metric_by_name's keywords).
 _METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substitutions", "fillers", "ci",
                    "bootstrap", "seed", "block_bootstrap", "utt2spk")  # fmt: skip
 
@@ -123,13 +128,13 @@ _METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substi
 
 def run_score(args: argparse.Namespace) -> int:
     """``lightscore score``: one error rate of two SCP files; exit 1 if an artifact could not be written."""
-    from lightscore.offline.compare import build_metric
+    from lightscore.offline.compare import metric_by_name
     from lightscore.text.alignment import kaldi_summary
 
     options = _metric_options(args)
     regular = _check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
     report = args.report is not None
-    metric = build_metric(**options, per_utterance=report, reports=report)
+    metric = metric_by_name(**options, per_utterance=report, reports=report)
     data = {"ref": args.ref, "hyp": args.hyp}
     bar = ProgressBar(sys.stderr) if regular else None
     name = metric.name
@@ -153,15 +158,12 @@ def run_score(args: argparse.Namespace) -> int:
         _write_artifacts(metric, data, folder)
         print(f"{'report' if folder == args.report else 'alignment'}: {folder}")
     if report:
-        _print_report_tables(args.report, metric.name)
+        _print_report_tables(metric, args.report)
     return 0
 
 
 def _rereads(args: argparse.Namespace) -> str | None:
     return "--alignment" if args.alignment else "--report" if args.report else None
-
-
-_TEMP_NAME = re.compile(r"^\.(.+)\.lightscore-tmp-[^/]*$")  # lightscore.scp.files.atomic_open's temporary file
 
 
 def _write_artifacts(metric: Any, data: Mapping[str, str], folder: str) -> None:
@@ -172,40 +174,29 @@ def _write_artifacts(metric: Any, data: Mapping[str, str], folder: str) -> None:
         write_artifacts_of(metric, data, "", folder)
     except OSError as e:
         where = Path(e.filename) if e.filename else None
-        temp = _TEMP_NAME.match(where.name) if where else None
-        if temp:
-            raise OSError(f"{where.with_name(temp.group(1))}: cannot be written ({e.strerror})") from e
+        target = temp_target(where.name) if where else None
+        if target:
+            raise OSError(f"{where.with_name(target)}: cannot be written ({e.strerror})") from e
         # The folder itself failed: the first file the metric writes is the one that could not be.
         first = "alignment" if metric.alignment else "speakers.tsv"
         cause = f"{where}: {e.strerror}" if where else str(e)
         raise OSError(f"{Path(folder) / f'{metric.name.lower()}_{first}'}: cannot be written ({cause})") from e
 
 
-def _print_report_tables(folder: str, name: str, top: int = 10) -> None:
-    """Print the speaker table and the most frequent errors, as written into ``folder``."""
-    stem = Path(folder) / name.lower()
-    speakers = _read_tsv(Path(f"{stem}_speakers.tsv"))
-    print("\nSpeakers\n" + format_rows([[_number(cell) for cell in row] for row in speakers]))
-    header, *errors = _read_tsv(Path(f"{stem}_top_errors.tsv"))
+def _print_report_tables(metric: Any, folder: str, top: int = 10) -> None:
+    """Print the speaker table (from the metric's merged records) and the most frequent errors."""
+    from lightscore.analysis.breakdown import SpeakerRow, speaker_table
+
+    speakers = speaker_table(metric.utterance_records())
+    print("\nSpeakers\n" + format_rows([SpeakerRow._fields, *speakers]))
+    # The error pairs exist only while the artifacts are written: read them back with the reader of the one writer.
+    with open(Path(folder) / f"{metric.name.lower()}_top_errors.tsv", encoding="utf-8", newline="") as f:
+        _, *errors = csv.reader(f, delimiter="\t")
     print("\nTop errors")
     for kind in ("substitution", "deletion", "insertion"):
-        rows = [row for row in errors if row[0].startswith(kind)][:top]
-        shown = [(f"{ref} -> {hyp}" if kind == "substitution" else ref or hyp, count) for _, ref, hyp, count in rows]
+        rows = [row for row in errors if row[0] == kind][:top]
+        shown = [(f"{ref} -> {hyp}" if kind == "substitution" else ref or hyp, int(n)) for _, ref, hyp, n in rows]
         print(format_rows([(kind, "count"), *shown]) + ("" if kind == "insertion" else "\n"))
-
-
-def _read_tsv(path: Path) -> list[list[str]]:
-    return [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _number(cell: str) -> Any:
-    try:
-        return int(cell)
-    except ValueError:
-        try:
-            return float(cell)
-        except ValueError:
-            return cell
 
 
 # -- compare ------------------------------------------------------------------------------
@@ -234,7 +225,7 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_report(args: argparse.Namespace) -> int:
     """``lightscore report``: the HTML report of one system, or of two with their paired comparison."""
     from lightscore.analysis.breakdown import speaker_table, top_errors
-    from lightscore.offline.compare import check_same_ids, compare_scored, score_system
+    from lightscore.offline.compare import check_same_ids, check_test_options, compare_scored, score_system
     from lightscore.report.html import write_report
 
     options = _metric_options(args)
@@ -245,6 +236,8 @@ def run_report(args: argparse.Namespace) -> int:
     two = bool(args.hyp_b)
     ci = 0.95 if two and args.ci is None else args.ci
     options["ci"] = ci
+    if two:
+        check_test_options(ci, args.bootstrap, args.level)
     systems = [score_system(args.ref, args.hyp, "A", **options)]
     if two:
         systems.append(score_system(args.ref, args.hyp_b, "B", **options))

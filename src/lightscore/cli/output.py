@@ -1,6 +1,6 @@
 """What the ``lightscore`` command prints: result tables, aligned rows, progress bars, the comparison.
 
-Standard library only at import (tqdm is imported when a bar is drawn), so
+Standard library only at import (`lightscore.analysis.verdict` is; tqdm is imported when a bar is drawn), so
 ``lightscore --help`` stays fast.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
+
+from lightscore.analysis.verdict import p_text
 
 __all__ = ["ProgressBar", "format_comparison", "format_rows", "format_table"]
 
@@ -115,7 +117,7 @@ def format_comparison(summary: Mapping[str, Any]) -> str:
     >>> _ = (d / "a.scp").write_text("s1-u1 a x c\\ns2-u2 d e f\\n")
     >>> text = format_comparison(compare(d / "ref.scp", d / "a.scp", d / "ref.scp", bootstrap=100))
     >>> text.splitlines()[-1]
-    'verdict: B is better (paired bootstrap p < 0.01 < 0.05; MAPSSWE says B)'
+    'verdict: no significant difference (paired bootstrap p = 0.673 >= 0.05; no other test differs)'
     """
     name, ci = summary["metric"], summary["ci"]
     lines = [f"settings: {summary['settings']}"]
@@ -131,8 +133,7 @@ def format_comparison(summary: Mapping[str, Any]) -> str:
         f"P(B better) = {boot['p_b_better']:.3f} ({boot['replicates']} replicates{block})"
     )
     rows = [("test", "statistic", "p", "verdict")]
-    p_boot = f"< {1 / boot['replicates']:.2g}" if boot["p"] == 0 else _p(boot["p"])  # below its resolution
-    rows.append(("paired bootstrap", f"difference {boot['difference']:+.2f}", p_boot, boot["verdict"]))
+    rows.append(("paired bootstrap", f"difference {boot['difference']:+.2f}", _p(boot["p"]), boot["verdict"]))
     mp = summary["mapsswe"]
     rows.append(("MAPSSWE", f"z = {_z(mp['z'])} ({mp['segments']} segments)", _p(mp["p"]), mp["verdict"]))
     mn = summary["mcnemar"]
@@ -148,8 +149,8 @@ def format_comparison(summary: Mapping[str, Any]) -> str:
 
 
 def _p(p: float) -> str:
-    return f"{p:.4f}" if p >= 0.001 else f"{p:.1e}"
+    return p_text(p, digits=4)
 
 
 def _z(z: float | None) -> str:
-    return "inf" if z is None else f"{z:.3f}"
+    return "undefined" if z is None else f"{z:.3f}"

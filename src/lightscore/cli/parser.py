@@ -1,16 +1,21 @@
 """The ``lightscore`` command line: the parser and `main`; the commands are in `lightscore.cli.commands`.
 
-Only the standard library loads at start; each command imports what it needs,
-so ``lightscore score --help`` touches neither torch nor hydra.
+Only the standard library and lightscore's light modules load at start (the choices
+come from `lightscore.text.choices` and `lightscore.text.aligners`, where they are
+defined); each command imports what it needs, so ``lightscore score --help`` touches
+neither torch, numpy nor hydra.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
+from lightscore.text.aligners import ALIGNERS
+from lightscore.text.choices import CASES, ERROR_RATES, NORMALIZERS
 
 __all__ = ["build_parser", "main"]
 
@@ -96,17 +101,19 @@ def _scoring_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("ref", metavar="REF", help="reference SCP file")
     add = options.add_argument
-    add("--metric", choices=("wer", "cer", "ter"), default="wer", help="the error rate (default: wer)")
+    add("--metric", choices=ERROR_RATES, default="wer", help="the error rate (default: wer)")
     add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
-    add("--case", choices=("sensitive", "fold"), default="sensitive", help="fold: lower-case both sides first")
+    case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding (default: sensitive)"
+    add("--case", choices=CASES, default="sensitive", metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")
     aligner = "unit: unit-cost edit distance (jiwer); sclite: sclite's weighted alignment (default: unit)"
-    add("--aligner", choices=("unit", "sclite"), default="unit", help=aligner)
+    add("--aligner", choices=ALIGNERS, default="unit", help=aligner)
     normalize = "normalise both sides with Whisper's rules first (docs/normalizers.md; default: none)"
-    add("--normalize", choices=("none", "whisper_english", "whisper_basic"), default="none", help=normalize)
+    add("--normalize", choices=NORMALIZERS, default="none", help=normalize)
     add("--substitutions", metavar="FILE", help="whole-word replacements, 'from<TAB>to' per line")
     add("--fillers", metavar="FILE", help="words to drop, one per line")
     add("--ci", type=_level, metavar="LEVEL", help="bootstrap confidence interval of the rate, e.g. 0.95")
-    add("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap replicates (default 1000)")
+    replicates = "bootstrap replicates (default 1000; a 95%% interval needs 40 at least)"
+    add("--bootstrap", type=_replicates, default=1000, metavar="N", help=replicates)
     add("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default: 0)")
     add("--block-bootstrap", action="store_true", help="resample whole speakers instead of utterances")
     add("--utt2spk", metavar="FILE", help="Kaldi utt2spk file (default: the speaker is the id up to its first '-')")
@@ -116,15 +123,30 @@ def _scoring_options() -> argparse.ArgumentParser:
 def _test_options() -> argparse.ArgumentParser:
     """What ``compare`` and ``report`` (with HYP_B) share: the level of the paired tests."""
     options = argparse.ArgumentParser(add_help=False)
-    options.add_argument("--level", type=float, default=0.05, help="significance level of the tests (default: 0.05)")
+    level = "significance level of the tests, between 0 and 1 (default: 0.05)"
+    options.add_argument("--level", type=_level, default=0.05, help=level)
     return options
 
 
-def _level(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1 (e.g. 0.95)")
-    return value
+def _option_type(convert: Callable[[str], Any], ok: Callable[[Any], bool], rule: str, example: str) -> Callable:
+    """An argparse ``type``: ``convert`` the text, refusing it (``"<text> is not <rule>"``) unless ``ok``."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not ok(value):
+            raise argparse.ArgumentTypeError(f"{text} is not {rule} (e.g. {example})")
+        return value
+
+    return parse
+
+
+# NaN fails every comparison, so nan is refused as 0 and 1.5 are.
+_level = _option_type(float, lambda value: 0 < value < 1, "between 0 and 1", "0.95")
+# The least a --ci or --level needs is checked by the command (lightscore.analysis.bootstrap.min_replicates).
+_replicates = _option_type(int, lambda value: value >= 2, "a whole number of replicates above 1", "1000")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

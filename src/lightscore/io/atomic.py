@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_open"]
+__all__ = ["atomic_open", "check_writable", "temp_target"]
 
 
 _TEMP_TAG = ".lightscore-tmp-"
@@ -76,6 +76,24 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", encoding: str | None =
             raise
         finally:
             _live_temps.discard(tmp)
+
+
+def temp_target(name: str) -> str | None:
+    """The name of the file that the temporary file called ``name`` stands for; None if ``name`` is not one.
+
+    Args:
+        name: A file name (no folder), e.g. from an OSError's ``filename``.
+
+    Returns:
+        ``<name>`` for ``.<name>.lightscore-tmp-<host>-<pid>-<random>``, else None.
+
+    >>> temp_target(".wer_alignment.lightscore-tmp-node1-4242-0badc0de"), temp_target("wer_alignment")
+    ('wer_alignment', None)
+    """
+    if not name.startswith("."):
+        return None
+    target, tag, _ = name[1:].rpartition(_TEMP_TAG)
+    return target if tag and target else None
 
 
 def _host() -> str:

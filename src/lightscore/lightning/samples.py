@@ -7,7 +7,8 @@ in that logger's own form:
 
 - ``TensorBoardLogger``: a Markdown table (``add_text``) under the tag;
 - ``WandbLogger``: a W&B table (``log_table``) under the tag;
-- ``CSVLogger``: ``<log_dir>/<tag>_epoch<N>.tsv`` beside its ``metrics.csv``.
+- ``CSVLogger``: ``<log_dir>/<tag>_epoch<N>.tsv`` beside its ``metrics.csv``, written by
+  `lightscore.io.tsv.write_tsv` (a text with a tab or a line break is quoted: ``csv`` reads it back).
 
 A logger it does not know gets nothing, with one warning naming it. An
 alignment is shown on one line: a correct word as it is, a substitution
@@ -16,13 +17,12 @@ alignment is shown on one line: a correct word as it is, a substitution
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from lightscore.scp.files import atomic_open
+from lightscore.io.tsv import write_tsv
 
 __all__ = ["COLUMNS", "Sample", "WorstSamples", "log_samples", "markdown_table", "worst"]
 
@@ -79,7 +79,8 @@ def worst(per_rank: Iterable[Sequence[Sample]], n: int) -> list[Sample]:
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    # Every line break (CR, LF, CRLF, U+2028...) becomes a space, as save_dir does: a table row is one line.
+    return " ".join(str(text).replace("|", "\\|").splitlines())
 
 
 def markdown_table(samples: Sequence[Sample]) -> str:
@@ -121,15 +122,7 @@ def log_samples(loggers: Sequence[Any], tag: str, samples: Sequence[Sample], epo
         elif isinstance(logger, WandbLogger):
             logger.log_table(key=tag, columns=list(COLUMNS), data=[list(s) for s in samples], step=step)
         elif isinstance(logger, CSVLogger):
-            _write_tsv(Path(logger.log_dir) / f"{_file_name(tag)}_epoch{epoch}.tsv", samples)
+            write_tsv(Path(logger.log_dir) / f"{_file_name(tag)}_epoch{epoch}.tsv", COLUMNS, samples)
         else:
             unknown.append(logger)
     return unknown
-
-
-def _write_tsv(path: Path, samples: Sequence[Sample]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_open(path) as f:
-        writer = csv.writer(f, delimiter="\t", lineterminator="\n")
-        writer.writerow(COLUMNS)
-        writer.writerows(samples)

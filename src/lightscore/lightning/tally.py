@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from lightscore.lightning.samples import WorstSamples
-from lightscore.scp.files import check_utt_id
+from lightscore.scp.lines import check_name
 
-__all__ = ["Row", "Tally", "check_test_name", "epoch_payload", "merged_rows"]
+__all__ = ["SavedRow", "Tally", "check_test_name", "epoch_payload", "merged_rows"]
 
-Row = tuple[str, dict[str, str]]
+SavedRow = tuple[str, dict[str, str]]  # (utterance id, column -> text) of a row save_dir writes
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Tally:
     """
 
     real_rows: int | None
-    rows: list[Row] | None
+    rows: list[SavedRow] | None
     expected: tuple[int, int] | None = None  # (samples, batches) of a full epoch on this rank, when known
     seen: int = 0
     batches: int = 0
@@ -60,7 +60,7 @@ def epoch_payload(tally: Tally) -> dict[str, Any]:
     return {"states": tally.states, "rows": tally.rows, "samples": samples}
 
 
-def merged_rows(payloads: list[dict[str, Any]], where: str) -> list[Row]:
+def merged_rows(payloads: list[dict[str, Any]], where: str) -> list[SavedRow]:
     """All ranks' saved rows, sorted by utterance id; an id seen twice is a ValueError (measure() would refuse it)."""
     rows = sorted((row for p in payloads for row in p["rows"] or ()), key=lambda row: row[0])
     twice = next((a[0] for a, b in zip(rows, rows[1:]) if a[0] == b[0]), None)
@@ -76,4 +76,4 @@ def check_test_name(name: str) -> str:
     # The same rule as measure()'s test sets: the saved folder must be one measure() can read.
     if not isinstance(name, str):
         raise ValueError(f"MetricCallback: test name {name!r} is not a plain token")
-    return check_utt_id(name, "MetricCallback", what="test name")
+    return check_name(name, "test name", "MetricCallback")

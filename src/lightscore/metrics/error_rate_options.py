@@ -16,10 +16,10 @@ from typing import Any
 from lightscore.core.contract import Field
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.counting import COUNTS
+from lightscore.text.choices import CASES  # defined there: the command line reads it without numpy
 
 __all__ = ["ALIGNERS", "CASES", "COUNTS", "EXTRAS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
-CASES = ("sensitive", "fold")
 EXTRAS = ("mer", "wil", "wip", "macro")
 """Optional outputs of an error rate: jiwer's match error rate, word information lost and preserved
 (from the pooled counts), and the macro rate (the mean of the per-utterance rates)."""
@@ -89,10 +89,10 @@ def check_choice(owner: str, name: str, value: Any, choices: Sequence[str]) -> N
         TypeError: ``value`` is not a string.
         ValueError: ``value`` is not one of ``choices`` (the message lists them).
 
-    >>> check_choice("WER", "case", "upper", CASES)
+    >>> check_choice("WER", "aligner", "kaldi", ALIGNERS)
     Traceback (most recent call last):
     ...
-    ValueError: WER: case 'upper' is not one of sensitive, fold
+    ValueError: WER: aligner 'kaldi' is not one of unit, sclite
     """
     check_type(owner, name, value, (str,), "a string")
     if value not in choices:

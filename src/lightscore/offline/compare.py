@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from lightscore.analysis.breakdown import UttCounts, speaker_table
+from lightscore.analysis.verdict import significant, verdict
 from lightscore.metrics import CER, TER, WER, ErrorRate
 from lightscore.scp.files import iter_rows
 from lightscore.text.alignment import Pair
@@ -38,10 +39,11 @@ __all__ = [
     "TESTS",
     "TEST_NAMES",
     "ScoredSystem",
-    "build_metric",
     "check_same_ids",
+    "check_test_options",
     "compare",
     "compare_scored",
+    "metric_by_name",
     "score_system",
 ]
 
@@ -65,7 +67,7 @@ class ScoredSystem(NamedTuple):
     alignments: dict[str, list[Pair]]
 
 
-def build_metric(metric: str = "wer", bpemodel: str | os.PathLike | None = None, **options: Any) -> ErrorRate:
+def metric_by_name(metric: str = "wer", bpemodel: str | os.PathLike | None = None, **options: Any) -> ErrorRate:
     """The error rate called ``metric`` ("wer", "cer" or "ter"), built with ``options``.
 
     Args:
@@ -79,9 +81,9 @@ def build_metric(metric: str = "wer", bpemodel: str | os.PathLike | None = None,
     Raises:
         ValueError: an unknown metric, "ter" without ``bpemodel`` or another metric with one.
 
-    >>> build_metric("cer", case="fold").name
+    >>> metric_by_name("cer", case="fold").name
     'CER'
-    >>> build_metric("bleu")
+    >>> metric_by_name("bleu")
     Traceback (most recent call last):
     ...
     ValueError: metric 'bleu' is not one of wer, cer, ter
@@ -111,7 +113,7 @@ def score_system(
     Args:
         ref, hyp: SCP files (``utt_id text`` per line, same ids in the same order).
         name: what to call the system.
-        metric, bpemodel: as `build_metric`.
+        metric, bpemodel: as `metric_by_name`.
         options: the metric's keyword arguments (case, aligner, normalize, substitutions,
             fillers, ci, bootstrap, seed, block_bootstrap, utt2spk).
 
@@ -129,7 +131,7 @@ def score_system(
     >>> s.result["WER"], [r.errors for r in s.records], s.alignments["s1-u1"][1]
     (20.0, [1, 0], ('cat', 'bat', 'S'))
     """
-    m = build_metric(metric, bpemodel, per_utterance=True, alignment=False, **options)
+    m = metric_by_name(metric, bpemodel, per_utterance=True, alignment=False, **options)
     result = m({"ref": ref, "hyp": hyp}, name)
     alignments = {utt_id: m.align(row["ref"], row["hyp"]) for utt_id, row in iter_rows({"ref": ref, "hyp": hyp})}
     return ScoredSystem(name, m, result, m.utterance_records(), alignments)
@@ -201,8 +203,9 @@ def compare(
     >>> r["a"]["WER"], r["b"]["WER"], r["mcnemar"]["b_only"], r["mcnemar"]["a_only"]
     (16.666666666666664, 16.666666666666664, 1, 1)
     >>> r["verdict"]
-    'no significant difference (paired bootstrap p = 0.430 >= 0.05; no other test differs)'
+    'no significant difference (paired bootstrap p = 1.000 >= 0.05; no other test differs)'
     """
+    check_test_options(ci, bootstrap, level)
     check_same_ids(ref, hyp_a, hyp_b)
     options = dict(
         case=case, aligner=aligner, normalize=normalize, substitutions=substitutions, fillers=fillers, ci=ci,
@@ -230,8 +233,11 @@ def compare_scored(
     Raises:
         ValueError: the systems' utterances or reference lengths differ.
     """
-    from lightscore.analysis import significance as sig  # numpy and scipy: only when a comparison runs
+    # numpy and scipy: only when a comparison runs
+    from lightscore.analysis import significance as sig
     from lightscore.analysis.bootstrap import paired_bootstrap
+
+    check_test_options(ci, bootstrap, level)
 
     ids_a, ids_b = [r.utt_id for r in a.records], [r.utt_id for r in b.records]
     if ids_a != ids_b:
@@ -253,11 +259,8 @@ def compare_scored(
     }
     names = (a.name, b.name)
     for result in tests.values():
-        result["verdict"] = sig.verdict(result, level, names)
-    boot = tests["bootstrap"]
-    boot["block_bootstrap"] = block_bootstrap
-    if boot["p"] == 0:  # below the resolution: no replicate went the other way
-        boot["verdict"] = boot["verdict"].replace("p = 0.0e+00", f"p < {1 / bootstrap:.2g}")
+        result["verdict"] = verdict(result, level, names)
+    tests["bootstrap"]["block_bootstrap"] = block_bootstrap
     summary = {
         "metric": a.metric.name,
         "settings": a.metric.settings(),
@@ -283,19 +286,37 @@ def _speaker_rates(records_a: Sequence[UttCounts], records_b: Sequence[UttCounts
 
 def _headline(tests: Mapping[str, Mapping[str, Any]], level: float, names: tuple[str, str]) -> str:
     """The paired bootstrap's verdict, then which other tests reach a difference at ``level``."""
-    boot = tests["bootstrap"]
-    # A bootstrap p of 0 means "below the resolution": no replicate went the other way.
-    p = f"< {1 / boot['replicates']:.2g}" if boot["p"] == 0 else f"= {boot['p']:.3f}"
-    if boot["p"] < level and boot["better"] in ("a", "b"):
-        head = f"{names[0] if boot['better'] == 'a' else names[1]} is better (paired bootstrap p {p} < {level:g}"
-    else:
-        head = f"no significant difference (paired bootstrap p {p} >= {level:g}"
     differing = [
         f"{TEST_NAMES[key]} says {names[0] if t['better'] == 'a' else names[1]}"
         for key, t in tests.items()
-        if key != "bootstrap" and t["p"] < level and t["better"] in ("a", "b")
+        if key != "bootstrap" and significant(t, level)
     ]
-    return f"{head}; {'; '.join(differing) if differing else 'no other test differs'})"
+    notes = differing or ["no other test differs"]
+    return verdict(tests["bootstrap"], level, names, test=TEST_NAMES["bootstrap"], notes=notes)
+
+
+def check_test_options(ci: float, bootstrap: int, level: float) -> None:
+    """Raise ValueError unless ``ci`` and ``level`` are in (0, 1) and ``bootstrap`` replicates suffice for both.
+
+    Args:
+        ci: The intervals' coverage.
+        bootstrap: The bootstrap replicates.
+        level: The tests' significance level.
+
+    Raises:
+        ValueError: naming the option: ``level`` 0, 1.5 or NaN, or fewer replicates than
+            `lightscore.analysis.bootstrap.min_replicates` asks for.
+
+    >>> check_test_options(0.95, 1000, 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be between 0 and 1 (e.g. 0.05), got 1.5
+    """
+    from lightscore.analysis.bootstrap import check_fraction, check_replicates
+
+    check_fraction("ci", ci, "0.95")
+    check_fraction("level", level, "0.05")
+    check_replicates(bootstrap, ci, level)
 
 
 def _plain(value: Any) -> Any:

@@ -3,13 +3,15 @@
 `parse_line` splits ``utt_id value``; `parse_raw` decodes one raw line and
 refuses what would be read wrong (not UTF-8, a lone carriage return);
 `open_scp` skips a UTF-8 byte-order mark; `ScpShard` stands for one rank's rows
-of a file; `check_utt_id` and `shown` are how ids appear in errors.
+of a file; `check_name` (any name that becomes a path) and `check_utt_id` (an
+utterance id) are the one rule for names, and `shown` is how ids appear in errors.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -19,6 +21,7 @@ __all__ = [
     "ScpError",
     "ScpMismatchError",
     "ScpShard",
+    "check_name",
     "check_utt_id",
     "is_shard",
     "open_scp",
@@ -166,20 +169,74 @@ def shown(text: str, quote: Callable[[object], str] = repr) -> str:
     return f"{quote(text[:SHOWN])}… ({len(text)} characters)"
 
 
-def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> str:
-    """Return ``utt_id`` if it is a plain token usable as a file name, else raise ValueError.
+def check_name(value: str, what: str, where: str = "") -> str:
+    """Return ``value`` if it can name a file or folder on every common file system, else raise ValueError.
+
+    The rule of every name lightscore turns into a path: an utterance id (`check_utt_id`),
+    a test set, a column, a file stem. Refused: the empty name, ``.`` and ``..``,
+    whitespace, a path separator, and characters a file name cannot hold or that C
+    libraries cut a name at: NUL and the other control characters (Unicode ``Cc``),
+    lone surrogates (``Cs``, not encodable as UTF-8).
 
     Args:
-        utt_id: The token to check.
-        where: What to name first in the message (a file), or "".
-        what: What the token is, in the message (a test set name obeys the same rule).
+        value: The name to check.
+        what: What the name is, for the message (``"test set name"``).
+        where: What to name first in the message (a file, a dataset item), or "".
+
+    Returns:
+        ``value`` itself.
+
+    Raises:
+        ValueError: naming ``where``, ``what``, the name (its first 80 characters) and the rule.
+
+    >>> check_name("dev-clean", "test set name")
+    'dev-clean'
+    >>> check_name("..", "test set name", "metrics.yaml")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics.yaml: test set name '..' is not a plain token (empty, '.', '..', whitespace or a path separator)
+    """
+    prefix = f"{where}: " if where else ""
+    bad = (
+        not value
+        or value in (".", "..")
+        or any(c.isspace() for c in value)
+        or "/" in value
+        or "\\" in value
+        or (os.altsep is not None and os.altsep in value)
+    )
+    at = next((i for i, c in enumerate(value) if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if bad:
+        problem = "is not a plain token (empty, '.', '..', whitespace or a path separator)"
+    elif at is not None:
+        problem = (
+            f"holds {_char_name(value[at])} at character {at + 1}, which a file name cannot hold "
+            "(a NUL would cut it short, so two names could write one file)"
+        )
+    else:
+        return value
+    raise ValueError(f"{prefix}{what} {shown(value)} {problem}")
+
+
+def _char_name(char: str) -> str:
+    """``U+0000 (NUL)``-style name of a control character or surrogate."""
+    names = {"\0": "NUL", "\r": "CR", "\n": "LF", "\t": "TAB", "\x1b": "ESC", "\x7f": "DEL"}
+    code = f"U+{ord(char):04X}"
+    return f"{code} ({names[char]})" if char in names else code
+
+
+def check_utt_id(utt_id: str, where: str = "") -> str:
+    """Return ``utt_id`` if it is a plain token usable as a file name (`check_name`), else raise ValueError.
+
+    Args:
+        utt_id: The utterance id.
+        where: What to name first in the message (a file, a dataset item), or "".
 
     Returns:
         ``utt_id`` itself.
 
     Raises:
-        ValueError: ``utt_id`` is empty, ``.`` or ``..``, or holds whitespace or a path
-            separator; the message shows at most its first 80 characters.
+        ValueError: as `check_name`, naming the utterance id and ``where``.
 
     >>> check_utt_id("spk1-utt1")
     'spk1-utt1'
@@ -187,22 +244,9 @@ def check_utt_id(utt_id: str, where: str = "", what: str = "utterance id") -> st
     Traceback (most recent call last):
     ...
     ValueError: utterance id '../etc' is not a plain token (empty, '.', '..', whitespace or a path separator)
-    >>> check_utt_id("..", "metrics.yaml", what="test set name")
+    >>> check_utt_id("u\\x00a", "item 3")
     Traceback (most recent call last):
     ...
-    ValueError: metrics.yaml: test set name '..' is not a plain token (empty, '.', '..', whitespace or a path separator)
+    ValueError: item 3: utterance id 'u\\x00a' holds U+0000 (NUL) at character 2, which a file name cannot hold ...
     """
-    bad = (
-        not utt_id
-        or utt_id in (".", "..")
-        or any(c.isspace() for c in utt_id)
-        or "/" in utt_id
-        or "\\" in utt_id
-        or (os.altsep is not None and os.altsep in utt_id)
-    )
-    if bad:
-        prefix = f"{where}: " if where else ""
-        raise ValueError(
-            f"{prefix}{what} {shown(utt_id)} is not a plain token (empty, '.', '..', whitespace or a path separator)"
-        )
-    return utt_id
+    return check_name(utt_id, "utterance id", where)

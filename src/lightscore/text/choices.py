@@ -1,0 +1,21 @@
+"""The names an error rate's options take, in a light module (no numpy), so ``lightscore --help`` reads them.
+
+Each name list lives here once: `lightscore.metrics.error_rate_options` checks ``case``
+against `CASES`, `lightscore.text.normalize` builds the normalizers of `NORMALIZERS`,
+`lightscore.offline.compare.metric_by_name` builds the rates of `ERROR_RATES`, and the
+command line offers them as choices. The aligners' names are
+`lightscore.text.aligners.ALIGNERS`, beside their registry (as light).
+
+>>> CASES[:3], NORMALIZERS[0], ERROR_RATES
+(('sensitive', 'fold', 'sclite'), 'none', ('wer', 'cer', 'ter'))
+"""
+
+from lightscore.text.sclite_case import CASE_PROFILES
+
+__all__ = ["CASES", "ERROR_RATES", "NORMALIZERS"]
+
+CASES = ("sensitive", "fold", *CASE_PROFILES)
+"""``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
+``-e utf-8``); ``sclite_<localization>`` (``-e utf-8 babel_turkish``...: `lightscore.text.sclite_case`)."""
+NORMALIZERS = ("none", "whisper_english", "whisper_basic")
+ERROR_RATES = ("wer", "cer", "ter")  # lightscore.metrics.WER, CER and TER, by the names the command line takes
