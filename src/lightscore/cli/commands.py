@@ -9,7 +9,6 @@ Results go to stdout, progress bars (tqdm) and errors to stderr.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import stat
@@ -189,9 +188,7 @@ def _print_report_tables(metric: Any, folder: str, top: int = 10) -> None:
 
     speakers = speaker_table(metric.utterance_records())
     print("\nSpeakers\n" + format_rows([SpeakerRow._fields, *speakers]))
-    # The error pairs exist only while the artifacts are written: read them back with the reader of the one writer.
-    with open(Path(folder) / f"{metric.name.lower()}_top_errors.tsv", encoding="utf-8", newline="") as f:
-        _, *errors = csv.reader(f, delimiter="\t")
+    errors = metric.top_error_rows  # what write_artifacts just wrote to the top-errors TSV
     print("\nTop errors")
     for kind in ("substitution", "deletion", "insertion"):
         rows = [row for row in errors if row[0] == kind][:top]

@@ -142,6 +142,7 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         self.utt2spk = None if utt2spk is None else str(utt2spk)
         self.reports, self.report_html = reports, report_html
         self._aligner = aligner_functions(aligner)
+        self.top_error_rows: list[tuple[str, str, str, int]] = []  # set by write_artifacts with reports
         if ci is not None or self.extras:
             self.outputs = error_rate_outputs(self.name, ci=ci is not None, extras=self.extras)
         for state in STATES:
@@ -359,7 +360,8 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         (unless ``alignment=False``), the TSV breakdowns with ``reports``, the HTML page with
         ``report_html``. The rows are re-read from ``self.artifact_inputs`` (set by the runner)
         and aligned with `align`. ``alignment=False`` without reports writes nothing: on a large
-        corpus the alignment costs more than the scoring itself.
+        corpus the alignment costs more than the scoring itself. With ``reports``,
+        ``self.top_error_rows`` then holds the rows of the top-errors TSV (for the CLI to print).
 
         Args:
             test_dir: The test set's output folder, already created.
@@ -382,4 +384,5 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         from lightscore.metrics.error_reports import write_error_artifacts
 
         # Only the HTML page shows the interval: the bootstrap is not run again for the text files.
-        write_error_artifacts(self, test_dir, self.compute() if self.report_html else self._counts())
+        result = self.compute() if self.report_html else self._counts()
+        self.top_error_rows = write_error_artifacts(self, test_dir, result)

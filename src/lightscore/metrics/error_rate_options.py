@@ -138,6 +138,13 @@ def check_options(owner: str, **options: Any) -> None:
         raise ValueError(f"{owner}: ci {o['ci']!r} is not between 0 and 1 (e.g. 0.95)")
     if o["bootstrap"] < 1 or o["seed"] < 0:
         raise ValueError(f"{owner}: bootstrap must be >= 1 and seed >= 0, got {o['bootstrap']} and {o['seed']}")
+    if o["ci"] is not None:
+        from lightscore.analysis.bootstrap import check_replicates  # numpy: only for a metric with an interval
+
+        try:
+            check_replicates(o["bootstrap"], o["ci"])
+        except ValueError as e:
+            raise ValueError(f"{owner}: {e}") from None
     if o["block_bootstrap"] and o["ci"] is None:
         raise ValueError(f"{owner}: block_bootstrap resamples speakers for ci, which is not set")
     extras = o.get("extras", ())

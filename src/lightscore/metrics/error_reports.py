@@ -37,13 +37,18 @@ __all__ = ["WORST_UTTERANCES", "error_rows", "join_alignment_parts", "write_erro
 WORST_UTTERANCES = 100  # rows of <name>_worst.tsv
 
 
-def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result: Mapping[str, Any]) -> None:
+def write_error_artifacts(
+    metric: ErrorRate, test_dir: str | os.PathLike, result: Mapping[str, Any]
+) -> list[tuple[str, str, str, int]]:
     """Write the alignment file and, when the metric asks for them, the TSV reports and the HTML page.
 
     Args:
         metric: An error rate holding the merged state, with ``artifact_inputs`` set by the runner.
         test_dir: The test set's output folder, already created.
         result: The metric's result (``compute()``, or its counts alone when no page shows the interval).
+
+    Returns:
+        With ``reports``, the rows of ``<name>_top_errors.tsv`` (kind, ref, hyp, count); else [].
 
     Raises:
         ValueError: as `lightscore.metrics.error_rate.ErrorRate.utterance_records`.
@@ -56,6 +61,7 @@ def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result
     >>> m = WER(); m.update(ref=["the cat"], hyp=["the bat"])
     >>> m.artifact_inputs = {"ref": d / "ref.scp", "hyp": d / "hyp.scp"}
     >>> write_error_artifacts(m, d, m.compute())
+    []
     >>> print((d / "wer_alignment").read_text())
     %WER 50.00 [ 1 / 2, 0 ins, 0 del, 1 sub ]
     # settings: WER case=sensitive aligner=unit normalize=none
@@ -89,10 +95,12 @@ def write_error_artifacts(metric: ErrorRate, test_dir: str | os.PathLike, result
                     worst_pairs[utt_id] = pairs
             if metric.report_html:
                 every.append((utt_id, pairs))
+    top: list[tuple[str, str, str, int]] = []
     if metric.reports:
-        _write_reports(stem, records, worst, worst_pairs, errors)
+        top = _write_reports(stem, records, worst, worst_pairs, errors)
     if metric.report_html:
         _write_html(metric, stem, result, records, every, errors)
+    return top
 
 
 def _alignment_path(stem: str, rank: int | None) -> str:
@@ -142,12 +150,14 @@ def _write_reports(
     worst: list[UttCounts],
     worst_pairs: Mapping[str, list[Pair]],
     errors: list[list[Pair]],
-) -> None:
+) -> list[tuple[str, str, str, int]]:
     write_tsv(f"{stem}_speakers.tsv", SpeakerRow._fields, speaker_table(records))
-    write_tsv(f"{stem}_top_errors.tsv", ("kind", "ref", "hyp", "count"), error_rows(top_errors(errors, n=None)))
+    top = list(error_rows(top_errors(errors, n=None)))
+    write_tsv(f"{stem}_top_errors.tsv", ("kind", "ref", "hyp", "count"), top)
     header = (*UttCounts._fields, "errors", "rate", "ref_aligned", "hyp_aligned", "eval")
     rows = [(*r, r.errors, r.rate, *pra_lines(worst_pairs.get(r.utt_id, []))) for r in worst]
     write_tsv(f"{stem}_worst.tsv", header, rows)
+    return top
 
 
 def _write_html(
