@@ -13,8 +13,10 @@ import pysptk
 import pystoi
 import pytest
 import pyworld
-import scipy.signal
+import scipy.stats
 import soundfile as sf
+import torch
+import torchaudio
 from fastdtw import fastdtw
 from scipy import spatial
 
@@ -133,11 +135,12 @@ def test_world_mcep_equals_pysptk_sp2mc():
 def test_pesq_and_stoi_equal_the_packages(rate):
     ref = voice(rate, 2.0, 130.0, 4.0, seed=4)
     hyp = ref + 0.02 * np.random.default_rng(5).standard_normal(ref.size)
-    up_down = {(16000, 16000): None, (16000, 8000): (1, 2), (22050, 16000): (320, 441), (22050, 8000): (160, 441)}
 
     def at(target: int) -> list[np.ndarray]:
-        factors = up_down[rate, target]
-        return [x if factors is None else scipy.signal.resample_poly(x, *factors) for x in (ref, hyp)]
+        # lightscore's one resampler is torchaudio's sinc with its defaults, the same as for files it reads.
+        if target == rate:
+            return [ref, hyp]
+        return [torchaudio.functional.resample(torch.from_numpy(x), rate, target).numpy() for x in (ref, hyp)]
 
     wb, nb = at(16000), at(8000)
     assert sq.pesq_wb(hyp, ref, rate) == pesq.pesq(16000, wb[0], wb[1], "wb")

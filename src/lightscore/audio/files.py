@@ -1,19 +1,35 @@
-"""Reading the audio metrics' WAV files: `read_audio`, and `trim_to_common_length` for sample-aligned measures.
+"""The WAV files of the audio metrics: `read_audio`, `write_wav`, and `trim_to_common_length` for aligned measures.
 
 Files are read with soundfile (torchaudio 2.9 needs torchcodec for files) as
-float32 and resampled with torchaudio to the metric's rate. A file that cannot
-be scored (unreadable, empty, non-finite, the wrong channel count) is a
-ValueError naming it; the caller puts the utterance's files first.
+float32 and resampled with `lightscore.audio.resample.resample` to the metric's
+rate. A file that cannot be scored (unreadable, truncated, empty, non-finite,
+the wrong channel count) is a ValueError naming it; the caller puts the
+utterance's files first.
 """
 
 from __future__ import annotations
 
+import os
+import struct
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import soundfile
 import torch
-import torchaudio
 
-__all__ = ["LENGTH_TOLERANCE", "read_audio", "trim_to_common_length"]
+from lightscore.audio.resample import resample
+from lightscore.scp.files import shown
+
+__all__ = [
+    "LENGTH_TOLERANCE",
+    "check_file_name",
+    "check_wav_length",
+    "read_audio",
+    "trim_to_common_length",
+    "write_wav",
+]
 
 LENGTH_TOLERANCE = 0.1
 """hyp and ref may differ by at most this fraction of the longer one; the longer is trimmed."""
@@ -24,7 +40,7 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
 
     ``channels=1``: the first channel, 1-D ``(time,)``; ``None``: every channel,
     ``(channels, time)``; ``N``: exactly N channels ``(N, time)``, else a
-    ValueError naming the file. Another rate is resampled with torchaudio.
+    ValueError naming the file. Another rate is resampled with `lightscore.audio.resample.resample`.
 
     Args:
         path: The WAV file.
@@ -36,8 +52,9 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
         A float32 tensor, ``(time,)`` or ``(channels, time)``.
 
     Raises:
-        ValueError: an empty path, an unreadable file, the wrong channel count,
-            no samples, or a NaN or infinite sample (counted, naming the file).
+        ValueError: an empty path, an unreadable or truncated file (see
+            `check_wav_length`), the wrong channel count, no samples, or a NaN
+            or infinite sample (counted, naming the file).
 
     >>> import pathlib, tempfile
     >>> import numpy as np, soundfile as sf
@@ -54,9 +71,16 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
     if not str(path):
         raise ValueError(f"{prefix}the SCP value is empty, not a WAV path")
     try:
-        data, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+        check_wav_length(str(path))
+        with soundfile.SoundFile(str(path)) as f:
+            rate, frames = f.samplerate, f.frames
+            data = f.read(dtype="float32", always_2d=True)
     except (RuntimeError, OSError) as e:
         raise ValueError(f"{prefix}cannot read {path}: {e}") from None
+    except ValueError as e:
+        raise ValueError(f"{prefix}{e}") from None
+    if data.shape[0] < frames:
+        raise ValueError(f"{prefix}{path}: read {data.shape[0]} of the {frames} frames it declares; it is truncated")
     found = data.shape[1]
     if channels is not None and channels > 1 and found != channels:
         raise ValueError(f"{prefix}{path} has {found} channel(s), but {channels} are declared")
@@ -68,9 +92,53 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
     wave = torch.from_numpy(data.T.copy())
     if channels == 1:
         wave = wave[0]
-    if rate != sample_rate:
-        wave = torchaudio.functional.resample(wave, rate, sample_rate)
-    return wave
+    return resample(wave, rate, sample_rate)
+
+
+def check_wav_length(path: str) -> None:
+    """Raise ValueError if the RIFF/WAVE file at ``path`` holds fewer sample bytes than its header declares.
+
+    libsndfile reads such a file without an error, as far as its bytes go, so a
+    copy cut short would be scored as a shorter utterance. A size of 0 or
+    0xFFFFFFFF (what a writer to a pipe puts, not knowing the length) declares
+    nothing and is accepted; files that are not RIFF/WAVE are left to soundfile.
+
+    Args:
+        path: The file.
+
+    Raises:
+        ValueError: the ``data`` chunk is shorter than declared, naming the file and both sizes.
+        OSError: the file cannot be opened.
+
+    >>> import pathlib, tempfile
+    >>> import soundfile as sf
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "cut.wav"
+    >>> sf.write(p, np.zeros(1000), 8000, subtype="PCM_16")
+    >>> check_wav_length(str(p))
+    >>> _ = p.write_bytes(p.read_bytes()[:1000])
+    >>> check_wav_length(str(p))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../cut.wav is truncated: its header declares 2000 bytes of samples, the file holds 956; ...
+    """
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        header = f.read(12)
+        if header[:4] != b"RIFF" or header[8:] != b"WAVE":
+            return
+        offset = 12
+        while offset + 8 <= size:
+            f.seek(offset)
+            chunk, length = struct.unpack("<4sI", f.read(8))
+            if chunk == b"data":
+                held = size - offset - 8
+                if length not in (0, 0xFFFFFFFF) and held < length:
+                    raise ValueError(
+                        f"{path} is truncated: its header declares {length} bytes of samples, the file holds "
+                        f"{held}; it was cut short (an interrupted copy or write?), so it cannot be scored"
+                    )
+                return
+            offset += 8 + length + (length & 1)  # chunks are padded to an even length
 
 
 def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "") -> tuple[torch.Tensor, torch.Tensor]:
@@ -103,3 +171,76 @@ def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "")
             f"of the longer, over the {LENGTH_TOLERANCE:.0%} allowed"
         )
     return hyp[..., :shorter], ref[..., :shorter]
+
+
+def write_wav(path: Path, wave: np.ndarray, rate: int, options: Mapping[str, Any], where: str = "") -> None:
+    """Write one WAV at ``options["sample_rate"]`` (or ``rate``), resampling when they differ.
+
+    Resampled with `lightscore.audio.resample.resample`, as `read_audio` does;
+    a ``dataset:`` audio column (`lightscore.offline.dataset_columns`) is written with it.
+
+    Args:
+        path: The file; its stem is the utterance id.
+        wave: ``(time,)`` or ``(channels, time)`` float samples.
+        rate: Their rate in Hz.
+        options: The checked ``dataset_artifacts`` block (`lightscore.offline.dataset_columns.audio_options`).
+        where: Put before an error (the dataset item and utterance).
+
+    Raises:
+        ValueError: NaN or inf samples, samples PCM would clip, a file name too
+            long for the file system, or a file soundfile cannot write; naming the file.
+
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "u1.wav"
+    >>> write_wav(p, np.zeros((2, 800), dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
+    >>> info = soundfile.info(p); info.samplerate, info.channels, info.frames
+    (8000, 2, 800)
+    >>> write_wav(p, np.full(4, 1.5, dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
+    Traceback (most recent call last):
+    ...
+    ValueError: u1.wav: samples reach 1.5, outside [-1, 1], which PCM_16 would clip; set ...
+    >>> write_wav(p.with_name("u" * 300 + ".wav"), np.zeros(4, dtype=np.float32), 8000,
+    ...           {"sample_rate": None, "subtype": "PCM_16"}, "dataset item 0 (list)")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: dataset item 0 (list): utterance id 'uuu...… (300 characters) is too long for a WAV file name: ...
+    """
+    prefix = f"{where}: " if where else f"{path.name}: "
+    if not np.isfinite(wave).all():
+        raise ValueError(f"{prefix}the waveform holds NaN or inf samples; they cannot be written or scored")
+    check_file_name(path, prefix)
+    target = options["sample_rate"] or rate
+    wave = resample(wave, rate, target)
+    peak = float(np.abs(wave).max(initial=0.0))
+    if peak > 1.0 and options["subtype"] not in ("FLOAT", "DOUBLE"):
+        raise ValueError(
+            f"{prefix}samples reach {peak:.3g}, outside [-1, 1], which {options['subtype']} would clip; "
+            "set the column's dataset_artifacts subtype to FLOAT to keep them"
+        )
+    try:
+        # soundfile wants (time, channels); the waveform is channels first like torchaudio's.
+        soundfile.write(path, wave.T if wave.ndim == 2 else wave, target, subtype=options["subtype"], format="WAV")
+    except (RuntimeError, OSError) as e:  # soundfile's LibsndfileError is a RuntimeError and says "System error."
+        reason = e.strerror if isinstance(e, OSError) else str(e)
+        raise ValueError(f"{prefix}cannot write the WAV file {path}: {reason}") from None
+
+
+def check_file_name(path: Path, prefix: str = "") -> None:
+    """Raise ValueError if ``path``'s name is longer than its folder's file system allows (usually 255 bytes).
+
+    >>> check_file_name(Path("/tmp/u1.wav"))
+    >>> check_file_name(Path("/tmp") / ("x" * 252 + ".wav"), "item 3: ")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: item 3: utterance id 'xxx...… (252 characters) is too long for a WAV file name: ... 256 bytes, ...
+    """
+    try:
+        limit = os.pathconf(path.parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255  # the limit of every common Linux and macOS file system
+    size = len(os.fsencode(path.name))
+    if size > limit:
+        raise ValueError(
+            f"{prefix}utterance id {shown(path.stem)} is too long for a WAV file name: with {path.suffix!r} it is "
+            f"{size} bytes, over the {limit} a file name may have in {path.parent}; shorten the ids"
+        )

@@ -10,22 +10,30 @@ what it needs. Per-utterance values are summed as fixed-point integers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import torch
+
 from lightscore.audio import world_pitch
+from lightscore.audio.files import trim_to_common_length
 from lightscore.audio.mel_cepstrum import ESPNET_MCEP_PARAMS, mcd_dtw
-from lightscore.audio.pesq_stoi import estoi, pesq_nb, pesq_wb, stoi
+from lightscore.audio.pesq_stoi import STOI_MIN_FRAMES, estoi, pesq_nb, pesq_wb, stoi
 from lightscore.audio.signal import f0_corr, f0_rmse, lsd, mcd, sdr, si_snr, snr
+from lightscore.core.contract import Field
 
 __all__ = [
     "FIXED_POINT",
     "MEASURES",
+    "UNDEFINED_SUFFIX",
     "Measure",
     "check_rate",
     "check_score_config",
     "measure_calls",
     "to_fixed",
+    "output_fields",
+    "score_channel",
+    "score_utterance",
     "world_f0_scores",
 ]
 
@@ -96,6 +104,9 @@ def world_f0_scores(hyp: Any, ref: Any, sample_rate: int, f0_method: str = "harv
 _DTW = {"numpy": True, "aligned": False, "rates": tuple(ESPNET_MCEP_PARAMS)}
 _WORLD = {**_DTW, "shared": True, "options": ("f0_method",)}
 _NO_VOICED, _FLAT = world_pitch.UNDEFINED_F0["f0_rmse"], world_pitch.UNDEFINED_F0["f0_corr"]
+_SHORT = (
+    f"fewer than {STOI_MIN_FRAMES} STFT frames (about 0.4 s of speech) are left after pystoi's silent-frame removal"
+)
 
 MEASURES: dict[str, Measure] = {
     # lightscore's fast approximations (torch; frames paired one to one)
@@ -115,9 +126,122 @@ MEASURES: dict[str, Measure] = {
     # equal to the pesq and pystoi packages (numpy, sample-aligned)
     "pesq_wb": Measure(pesq_wb, "PESQ wide-band", True, numpy=True),
     "pesq_nb": Measure(pesq_nb, "PESQ narrow-band", True, numpy=True),
-    "stoi": Measure(stoi, "STOI", True, numpy=True),
-    "estoi": Measure(estoi, "ESTOI", True, numpy=True),
+    "stoi": Measure(stoi, "STOI", True, _SHORT, numpy=True),
+    "estoi": Measure(estoi, "ESTOI", True, _SHORT, numpy=True),
 }
+
+UNDEFINED_SUFFIX = "_undefined"
+"""``<measure>_undefined``: the optional output counting the utterances left out of that measure's mean."""
+
+
+def output_fields(score_config: Sequence[str]) -> tuple[Field, ...]:
+    """The outputs of ``SignalMetrics(score_config)``: each measure, then a count per measure that can be undefined.
+
+    The count ``<name>_undefined`` (optional: present when some utterance was
+    left out of ``<name>``'s mean) says how many utterances did not define it.
+
+    Args:
+        score_config: Names of `MEASURES`.
+
+    Returns:
+        The declared outputs.
+
+    >>> [(f.name, f.optional) for f in output_fields(["snr", "stoi"])]
+    [('snr', False), ('stoi', False), ('stoi_undefined', True)]
+    >>> output_fields(["f0_rmse_dtw"])[1].label
+    'F0 RMSE, DTW (Hz): utterances left out'
+    """
+    values = [Field(name, "number", label=MEASURES[name].label) for name in score_config]
+    counts = [
+        Field(name + UNDEFINED_SUFFIX, "number", label=f"{MEASURES[name].label}: utterances left out", optional=True)
+        for name in score_config
+        if MEASURES[name].undefined
+    ]
+    return (*values, *counts)
+
+
+def score_channel(
+    calls: Sequence[tuple[Measure, list[str]]],
+    hyp: torch.Tensor,
+    ref: torch.Tensor,
+    sample_rate: int,
+    options: Mapping[str, Any],
+    where: str,
+) -> dict[str, float | None]:
+    """Every measure of ``calls`` (`measure_calls`) on one channel pair, each function called once.
+
+    Args:
+        calls: What to compute.
+        hyp, ref: One channel of each, ``(time,)``, at ``sample_rate``.
+        sample_rate: Their rate.
+        options: Where each measure's ``options`` are looked up by name (``f0_method``).
+        where: The row's files, put before any error.
+
+    Returns:
+        Measure name -> value (None where undefined).
+
+    Raises:
+        ValueError: the measure refused the pair (silent audio, a length mismatch...), naming the files.
+
+    >>> t = torch.arange(16000) / 16000
+    >>> score_channel(measure_calls(["snr"]), torch.zeros(16000), torch.sin(2 * torch.pi * 200 * t), 16000, {}, "u1")
+    {'snr': -100.0}
+    """
+    forms: dict[tuple[bool, bool], tuple[Any, Any]] = {}  # made once per channel, shared by the measures
+
+    def form(measure: Measure) -> tuple[Any, Any]:
+        key = (measure.aligned, measure.numpy)
+        if key not in forms:
+            pair = trim_to_common_length(hyp, ref, where) if measure.aligned else (hyp, ref)
+            forms[key] = tuple(x.double().numpy() for x in pair) if measure.numpy else pair
+        return forms[key]
+
+    values: dict[str, float | None] = {}
+    for measure, names in calls:
+        try:
+            value = measure.function(*form(measure), sample_rate, **{name: options[name] for name in measure.options})
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        values.update(value if measure.shared else {names[0]: value})
+    return {name: values[name] for _, names in calls for name in names}
+
+
+def score_utterance(
+    calls: Sequence[tuple[Measure, list[str]]],
+    hyp: torch.Tensor,
+    ref: torch.Tensor,
+    sample_rate: int,
+    options: Mapping[str, Any],
+    where: str,
+) -> dict[str, float | None]:
+    """Each measure of one utterance: the mean over its channels that define it (`score_channel` per channel).
+
+    Args:
+        calls, sample_rate, options, where: As `score_channel`.
+        hyp, ref: ``(time,)`` or ``(channels, time)``, the same channel count.
+
+    Returns:
+        Measure name -> value (None where no channel defines it).
+
+    Raises:
+        ValueError: different channel counts, or a measure refused a channel.
+
+    >>> t = torch.arange(16000) / 16000
+    >>> tone = torch.sin(2 * torch.pi * 200 * t)
+    >>> scores = score_utterance(measure_calls(["snr"]), torch.stack([tone, 0.9 * tone]), torch.stack([tone, tone]),
+    ...                          16000, {}, "")
+    >>> round(scores["snr"], 3)  # the mean of 100 (clamped) and 20 dB
+    60.0
+    """
+    if hyp.shape[:-1] != ref.shape[:-1]:
+        raise ValueError(f"{where}: hyp has {hyp.shape[0]} channel(s) and ref {ref.shape[0]}")
+    pairs = zip(hyp.reshape(-1, hyp.shape[-1]), ref.reshape(-1, ref.shape[-1]))
+    channels = [score_channel(calls, h, r, sample_rate, options, where) for h, r in pairs]
+    scores = {}
+    for name in channels[0]:
+        defined = [channel[name] for channel in channels if channel[name] is not None]
+        scores[name] = sum(defined) / len(defined) if defined else None
+    return scores
 
 
 def check_score_config(score_config: Iterable[str]) -> list[str]:

@@ -2,47 +2,30 @@
 
 Each is ``f(hyp, ref, sample_rate) -> float`` on 1-D float arrays of equal
 length, checked by `lightscore.audio.checks`. PESQ runs at its mode's
-rate (other rates resampled with `resample`); pystoi resamples to its 10 kHz
-itself. The packages are imported on first use.
+rate (other rates resampled with `lightscore.audio.resample.resample`, the one
+resampler); pystoi resamples to its 10 kHz itself. STOI and ESTOI are None
+(undefined) where pystoi would return its 1e-5 sentinel: too few STFT frames
+left after its silent-frame removal (`stoi_frames`). The packages are imported
+on first use.
 
 >>> import numpy as np
 >>> x = np.random.default_rng(0).standard_normal(16000)
->>> round(stoi(x, x, 16000), 6), round(estoi(x, x, 16000), 6)
-(1.0, 1.0)
+>>> round(stoi(x, x, 16000), 6), round(estoi(x, x, 16000), 6), stoi(x[:3200], x[:3200], 16000)
+(1.0, 1.0, None)
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import scipy.signal
 
 from lightscore.audio.checks import check_pair, check_same_length
+from lightscore.audio.resample import resample
 
-__all__ = ["PESQ_RATES", "estoi", "pesq_nb", "pesq_wb", "resample", "stoi"]
+__all__ = ["PESQ_RATES", "STOI_MIN_FRAMES", "estoi", "pesq_nb", "pesq_wb", "stoi", "stoi_frames"]
 
 PESQ_RATES = {"wb": 16000, "nb": 8000}
-
-
-def resample(wave: np.ndarray, rate: int, target: int) -> np.ndarray:
-    """``wave`` at ``target`` Hz (polyphase, ``scipy.signal.resample_poly``); unchanged at that rate already.
-
-    Args:
-        wave: A 1-D float array.
-        rate: Its rate in Hz.
-        target: The rate to return.
-
-    Returns:
-        The resampled signal.
-
-    >>> resample(np.ones(16000), 16000, 8000).shape
-    (8000,)
-    """
-    if rate == target:
-        return wave
-    common = math.gcd(rate, target)
-    return scipy.signal.resample_poly(wave, target // common, rate // common)
+STOI_MIN_FRAMES = 30
+"""pystoi's ``N``: STOI needs this many STFT frames (384 ms of speech at its 10 kHz) after silence removal."""
 
 
 def pesq_score(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, mode: str) -> float:
@@ -62,7 +45,7 @@ def pesq_score(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, mode: str) ->
 def pesq_wb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     """Wide-band PESQ (ITU-T P.862.2, MOS-LQO) from the ``pesq`` package, at 16 kHz.
 
-    Other rates are resampled to 16 kHz with `resample`. hyp and ref must have
+    Other rates are resampled to 16 kHz with `lightscore.audio.resample.resample`. hyp and ref must have
     equal lengths. The package's own errors (no utterance detected in ref, for
     one) become ValueErrors.
 
@@ -105,17 +88,56 @@ def pesq_nb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     return pesq_score(hyp, ref, sample_rate, "nb")
 
 
-def stoi_score(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, extended: bool) -> float:
-    """``pystoi.stoi(ref, hyp, sample_rate, extended)``; pystoi resamples to its 10 kHz itself."""
+def stoi_frames(ref: np.ndarray, rate: int) -> tuple[int, np.ndarray]:
+    """How many STFT frames pystoi keeps of ``ref``, by its own steps, and ``ref`` at its 10 kHz.
+
+    pystoi resamples to 10 kHz (``resample_oct``), drops the 256-sample frames
+    (hop 128) more than 40 dB below the loudest frame of ``ref`` (the clean
+    signal decides for both) and takes the STFT of what is left, which has one
+    frame fewer than the frames kept. Under `STOI_MIN_FRAMES` it warns and
+    returns 1e-5; with no 256-sample frame at all it fails ("axis 1 is out of
+    bounds").
+
+    Args:
+        ref: The clean signal, 1-D.
+        rate: Its rate in Hz.
+
+    Returns:
+        ``(frames, ref at 10 kHz)``.
+
+    >>> t = np.arange(16000) / 16000
+    >>> [stoi_frames(np.sin(2 * np.pi * 200 * t[:n]), 16000)[0] for n in (1, 100, 3200, 16000)]
+    [0, 0, 13, 76]
+    """
+    from pystoi.stoi import DYN_RANGE, FS, N_FRAME
+    from pystoi.utils import remove_silent_frames, resample_oct
+
+    if rate != FS:
+        ref = resample_oct(ref, FS, rate)
+    if len(ref) <= N_FRAME:  # no whole frame: pystoi's energy step would fail
+        return 0, ref
+    kept, _ = remove_silent_frames(ref, ref, DYN_RANGE, N_FRAME, N_FRAME // 2)
+    return len(range(0, len(kept) - N_FRAME, N_FRAME // 2)), ref
+
+
+def stoi_score(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, extended: bool) -> float | None:
+    """``pystoi.stoi(ref, hyp, sample_rate, extended)``, or None where pystoi would return its 1e-5 sentinel."""
     from pystoi import stoi as pystoi_stoi
+    from pystoi.stoi import FS
+    from pystoi.utils import resample_oct
 
     measure = "estoi" if extended else "stoi"
     hyp, ref = check_pair(hyp, ref, measure)
     check_same_length(hyp, ref, measure)
-    return float(pystoi_stoi(ref, hyp, sample_rate, extended=extended))
+    frames, ref_10k = stoi_frames(ref, sample_rate)
+    if frames < STOI_MIN_FRAMES:
+        return None
+    # Both at pystoi's rate already, resampled exactly as pystoi would: it does not resample again.
+    hyp_10k = hyp if sample_rate == FS else resample_oct(hyp, FS, sample_rate)
+    return float(pystoi_stoi(ref_10k, hyp_10k, FS, extended=extended))
 
 
-def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
+def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float | None:
     """Short-time objective intelligibility from ``pystoi`` (Taal et al. 2011); hyp and ref of equal length.
 
     Args:
@@ -123,7 +145,9 @@ def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
         sample_rate: Their rate (resampled as needed).
 
     Returns:
-        The score (0 to 1; higher is better).
+        The score (0 to 1; higher is better), or None where STOI is undefined:
+        fewer than `STOI_MIN_FRAMES` STFT frames left after pystoi's
+        silent-frame removal (`stoi_frames`; under about 0.4 s of speech).
 
     Raises:
         ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
@@ -135,7 +159,7 @@ def stoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
     return stoi_score(hyp, ref, sample_rate, extended=False)
 
 
-def estoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
+def estoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float | None:
     """Extended STOI from ``pystoi`` (Jensen and Taal 2016); hyp and ref of equal length.
 
     Args:
@@ -143,7 +167,7 @@ def estoi(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
         sample_rate: Their rate (resampled as needed).
 
     Returns:
-        The score (0 to 1; higher is better).
+        The score (0 to 1; higher is better), or None where undefined, as `stoi`.
 
     Raises:
         ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.

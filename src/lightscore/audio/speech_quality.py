@@ -17,8 +17,9 @@ arrays at ``sample_rate`` (floats in [-1, 1], as ``soundfile.read`` returns them
 Bad input: a non-finite sample, a signal that is not 1-D, or a silent (all-zero)
 hyp or ref is a ValueError in every measure (`lightscore.audio.checks`),
 so that a silent hypothesis never scores better than a noisy one (the caller
-names the utterance). A measure that is undefined for the pair (no frame voiced
-in both, for example) is a ValueError saying why.
+names the utterance). A measure that is undefined for the pair returns None
+(no frame voiced in both for the F0 measures, see `UNDEFINED_F0`; under about
+0.4 s of speech for STOI and ESTOI, see `lightscore.audio.pesq_stoi.stoi_frames`).
 
 >>> import numpy as np
 >>> t = np.arange(16000) / 16000

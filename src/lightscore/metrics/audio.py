@@ -36,14 +36,16 @@ from typing import Any
 import torch
 
 from lightscore.audio.embedders import build_embedder, cosine_similarity
-from lightscore.audio.files import read_audio, trim_to_common_length
+from lightscore.audio.files import read_audio
 from lightscore.audio.measures import (
     FIXED_POINT,
     MEASURES,
-    Measure,
+    UNDEFINED_SUFFIX,
     check_rate,
     check_score_config,
     measure_calls,
+    output_fields,
+    score_utterance,
     to_fixed,
 )
 from lightscore.audio.world_pitch import F0_METHODS
@@ -101,10 +103,12 @@ class AudioMetric(BaseMetric):
 class SignalMetrics(AudioMetric):
     """Signal measures of ``hyp`` against ``ref``, chosen by ``score_config`` (VERSA-style).
 
-    The declared outputs are exactly the configured names (see `MEASURES` and
+    The declared outputs are the configured names (see `MEASURES` and
     docs/audio-metrics.md), each the mean over utterances of the per-utterance
-    value (measures that can be undefined: over the utterances where they are
-    defined). ``channels`` applies to both inputs (see `read_audio`); a
+    value. A measure that can be undefined (the F0 ones, STOI on under about
+    0.4 s of speech) is the mean over the utterances that define it, and the
+    optional output ``<name>_undefined`` counts the others when there are any
+    (`lightscore.audio.measures.output_fields`). ``channels`` applies to both inputs (see `read_audio`); a
     multichannel utterance scores each channel on its own and takes the mean.
     The WORLD F0 measures (``f0_rmse_dtw``, ``f0_corr_dtw``,
     ``log_f0_rmse_dtw``, ``vde``) share one extraction per utterance.
@@ -122,9 +126,9 @@ class SignalMetrics(AudioMetric):
     Raises:
         ValueError: an unknown measure or F0 method, or a rate a measure does not support.
 
-    >>> m = SignalMetrics(["mcd_dtw", "vde", "snr"], f0_method="dio")
-    >>> [f.name for f in m.outputs], [(f.name, f.optional) for f in m.inputs]
-    (['mcd_dtw', 'vde', 'snr'], [('hyp', False), ('ref', False)])
+    >>> m = SignalMetrics(["mcd_dtw", "stoi", "snr"], f0_method="dio")
+    >>> [(f.name, f.optional) for f in m.outputs], [f.name for f in m.inputs]
+    ([('mcd_dtw', False), ('stoi', False), ('snr', False), ('stoi_undefined', True)], ['hyp', 'ref'])
     >>> SignalMetrics(["mcd_dtw"], sample_rate=8000)
     Traceback (most recent call last):
     ...
@@ -149,79 +153,12 @@ class SignalMetrics(AudioMetric):
                 raise ValueError(f"SignalMetrics: {name} needs sample_rate in {rates}, got {self.sample_rate}")
         self.calls = measure_calls(self.score_config)
         self.inputs = (Field("hyp", "audio", channels=channels), Field("ref", "audio", channels=channels))
-        self.outputs = tuple(Field(name, "number", label=MEASURES[name].label) for name in self.score_config)
+        self.outputs = output_fields(self.score_config)
         self.add_state("utterances", 0, "sum")
         for name in self.score_config:
             self.add_state(f"{name}_sum", 0, "sum")
             self.add_state(f"{name}_count", 0, "sum")
         super().__init__()
-
-    def score_channel(self, hyp: torch.Tensor, ref: torch.Tensor, where: str) -> dict[str, float | None]:
-        """Every configured measure of one channel pair, each shared function called once.
-
-        Args:
-            hyp, ref: One channel of each, ``(time,)``, at ``sample_rate``.
-            where: The row's files, put before any error.
-
-        Returns:
-            Measure name -> value (None where undefined).
-
-        Raises:
-            ValueError: the measure refused the pair (silent audio, too short...), naming the files.
-
-        >>> t = torch.arange(16000) / 16000
-        >>> SignalMetrics(["snr"]).score_channel(torch.zeros(16000), torch.sin(2 * torch.pi * 200 * t), "u1")
-        {'snr': -100.0}
-        """
-        forms: dict[tuple[bool, bool], tuple[Any, Any]] = {}  # made once per channel, shared by the measures
-
-        def form(measure: Measure) -> tuple[Any, Any]:
-            key = (measure.aligned, measure.numpy)
-            if key not in forms:
-                pair = trim_to_common_length(hyp, ref, where) if measure.aligned else (hyp, ref)
-                forms[key] = tuple(x.double().numpy() for x in pair) if measure.numpy else pair
-            return forms[key]
-
-        values: dict[str, float | None] = {}
-        for measure, names in self.calls:
-            signals = form(measure)
-            options = {option: getattr(self, option) for option in measure.options}
-            try:
-                value = measure.function(*signals, self.sample_rate, **options)
-            except ValueError as e:
-                raise ValueError(f"{where}: {e}") from None
-            values.update(value if measure.shared else {names[0]: value})
-        return {name: values[name] for name in self.score_config}
-
-    def score(self, hyp: torch.Tensor, ref: torch.Tensor, where: str) -> dict[str, float | None]:
-        """Each configured measure of one utterance: the mean over its channels where defined.
-
-        Args:
-            hyp, ref: ``(time,)`` or ``(channels, time)``, the same channel count.
-            where: The row's files, put before any error.
-
-        Returns:
-            Measure name -> value (None where no channel defines it).
-
-        Raises:
-            ValueError: different channel counts, or a measure refused a channel.
-
-        >>> t = torch.arange(16000) / 16000
-        >>> tone = torch.sin(2 * torch.pi * 200 * t)
-        >>> metric = SignalMetrics(["snr"], channels=None)
-        >>> scores = metric.score(torch.stack([tone, 0.9 * tone]), torch.stack([tone, tone]), "")
-        >>> round(scores["snr"], 3)  # the mean of 100 (clamped) and 20 dB
-        60.0
-        """
-        if hyp.shape[:-1] != ref.shape[:-1]:
-            raise ValueError(f"{where}: hyp has {hyp.shape[0]} channel(s) and ref {ref.shape[0]}")
-        pairs = zip(hyp.reshape(-1, hyp.shape[-1]), ref.reshape(-1, ref.shape[-1]))
-        channels = [self.score_channel(h, r, where) for h, r in pairs]
-        scores = {}
-        for name in self.score_config:
-            defined = [channel[name] for channel in channels if channel[name] is not None]
-            scores[name] = sum(defined) / len(defined) if defined else None
-        return scores
 
     def update(self, *, hyp: Sequence[str], ref: Sequence[str]) -> None:
         """Read each (hyp, ref) pair of WAV paths and add its measures to the sums and counts.
@@ -243,7 +180,9 @@ class SignalMetrics(AudioMetric):
             where = self.files(values, row)
             try:
                 ref_wave = self.read("ref", ref[row], where)
-                scores = self.score(self.read("hyp", hyp[row], where), ref_wave, where)
+                hyp_wave = self.read("hyp", hyp[row], where)
+                options = {"f0_method": self.f0_method}  # every option a Measure names (Measure.options)
+                scores = score_utterance(self.calls, hyp_wave, ref_wave, self.sample_rate, options, where)
             except ValueError as e:
                 raise RowError(row, str(e)) from e
             self.utterances += 1
@@ -253,10 +192,11 @@ class SignalMetrics(AudioMetric):
                     setattr(self, f"{name}_count", getattr(self, f"{name}_count") + 1)
 
     def compute(self) -> dict[str, float]:
-        """The mean of each configured measure over the utterances where it is defined.
+        """The mean of each configured measure over the utterances where it is defined, and who was left out.
 
         Returns:
-            Measure name -> mean.
+            Measure name -> mean, and ``<name>_undefined`` -> how many utterances
+            did not define it, for each measure with some.
 
         Raises:
             ValueError: nothing was scored, or a measure is undefined in every utterance.
@@ -277,6 +217,8 @@ class SignalMetrics(AudioMetric):
                     f"{MEASURES[name].undefined}"
                 )
             result[name] = getattr(self, f"{name}_sum") / (FIXED_POINT * count)
+            if count < self.utterances:
+                result[name + UNDEFINED_SUFFIX] = self.utterances - count
         return result
 
 

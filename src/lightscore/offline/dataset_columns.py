@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from lightscore.core.targets import build_target
 from lightscore.scp.files import atomic_open, check_utt_id, write_scp
+from lightscore.scp.lines import check_name
 
 if TYPE_CHECKING:  # numpy, soundfile and torchaudio load only when a column is written
     import numpy as np
@@ -39,9 +40,7 @@ __all__ = [
     "column_scp",
     "fingerprint",
     "refuse_link",
-    "resample",
     "write_column",
-    "write_wav",
 ]
 
 AUDIO_OPTIONS = {"sample_rate": None, "subtype": "PCM_16"}
@@ -122,7 +121,7 @@ def column_scp(
     >>> column_scp(d, "text", {"_target_": "demo"}, lambda: 1 / 0) == p  # cached: not rebuilt
     True
     """
-    check_utt_id(column, "dataset:<column>", what="column name")
+    check_name(column, "column name", "dataset:<column>")
     options = audio_options(options)
     scp_path = Path(test_dir) / "dataset" / f"{column}.scp"
     stamp = scp_path.with_suffix(".fingerprint")
@@ -196,6 +195,7 @@ def _rows(
     """Yield ``(utt_id, SCP value)`` per item, writing each audio value as a WAV into ``tmp_dir``."""
     seen: set[str] = set()
     kinds: set[bool] = set()
+    wav_owners: dict[tuple[int, int], str] = {}  # (device, inode) of each WAV written -> its utterance id
     for index in range(len(dataset)):
         item = dataset[index]
         where = f"dataset item {index} ({type(dataset).__qualname__})"
@@ -214,8 +214,34 @@ def _rows(
             yield utt_id, _text(item[column], column, where)
         else:
             # No atomic_open per WAV: the whole temporary folder is moved into place at the end.
-            write_wav(tmp_dir / f"{utt_id}.wav", *audio, options)
+            from lightscore.audio.files import check_file_name, write_wav  # torch loads only for audio columns
+
+            check_file_name(tmp_dir / f"{utt_id}.wav", f"{where}: ")  # before any look at the path
+            wav = _free_wav_path(tmp_dir, utt_id, wav_owners, where)
+            write_wav(wav, *audio, options, where)
+            wav_owners[_file_key(wav, where)] = utt_id
             yield utt_id, str(wav_dir / f"{utt_id}.wav")
+
+
+def _free_wav_path(tmp_dir: Path, utt_id: str, owners: Mapping[tuple[int, int], str], where: str) -> Path:
+    """``<tmp_dir>/<utt_id>.wav``, unless the file system maps it onto the WAV of an earlier id (then ValueError)."""
+    path = tmp_dir / f"{utt_id}.wav"
+    if path.exists():  # a case-insensitive or normalizing file system: two ids, one file
+        earlier = owners.get(_file_key(path, where), "an earlier id")
+        raise ValueError(
+            f"{where}: its WAV {path.name!r} would overwrite that of utterance {earlier!r}: this file system does "
+            "not tell the two ids apart (letter case or Unicode form); give the utterances ids that differ by more"
+        )
+    return path
+
+
+def _file_key(path: Path, where: str) -> tuple[int, int]:
+    """``(device, inode)`` of a WAV just written; ValueError when it is not under its own name."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise ValueError(f"{where}: its WAV was not written under its own name {path.name!r}") from None
+    return info.st_dev, info.st_ino
 
 
 def _item_id(item: Any, idx_key: str, where: str) -> str:
@@ -269,52 +295,6 @@ def as_audio(value: Any, where: str = "") -> tuple[np.ndarray, int] | None:
     if not is_rate or rate <= 0 or int(rate) != rate:
         raise ValueError(f"{where}: audio sampling rate must be a positive integer, got {rate!r}")
     return wave.astype(np.float32, copy=False), int(rate)
-
-
-def resample(wave: np.ndarray, rate: int, target: int) -> np.ndarray:
-    """Resample along the last axis with torchaudio (imported only here).
-
-    >>> import numpy as np
-    >>> resample(np.zeros(800, dtype=np.float32), 8000, 16000).shape
-    (1600,)
-    """
-    import numpy as np
-    import torch
-    import torchaudio.functional
-
-    return torchaudio.functional.resample(torch.from_numpy(np.ascontiguousarray(wave)), rate, target).numpy()
-
-
-def write_wav(path: Path, wave: np.ndarray, rate: int, options: Mapping[str, Any]) -> None:
-    """Write one WAV at ``options["sample_rate"]`` (or ``rate``), resampling when they differ.
-
-    >>> import tempfile, numpy as np, soundfile
-    >>> p = Path(tempfile.mkdtemp()) / "u1.wav"
-    >>> write_wav(p, np.zeros((2, 800), dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
-    >>> info = soundfile.info(p); info.samplerate, info.channels, info.frames
-    (8000, 2, 800)
-    >>> write_wav(p, np.full(4, 1.5, dtype=np.float32), 8000, {"sample_rate": None, "subtype": "PCM_16"})
-    Traceback (most recent call last):
-    ...
-    ValueError: u1.wav: samples reach 1.5, outside [-1, 1], which PCM_16 would clip; set ...
-    """
-    import numpy as np
-    import soundfile
-
-    if not np.isfinite(wave).all():
-        raise ValueError(f"{path.name}: the waveform holds NaN or inf samples; they cannot be written or scored")
-    target = options["sample_rate"] or rate
-    if target != rate:
-        wave = resample(wave, rate, target)
-    peak = float(np.abs(wave).max(initial=0.0))
-    if peak > 1.0 and options["subtype"] not in ("FLOAT", "DOUBLE"):
-        raise ValueError(
-            f"{path.name}: samples reach {peak:.3g}, outside [-1, 1], which {options['subtype']} would clip; "
-            "set the column's dataset_artifacts subtype to FLOAT to keep them"
-        )
-
-    # soundfile wants (time, channels); the waveform is channels first like torchaudio's.
-    soundfile.write(path, wave.T if wave.ndim == 2 else wave, target, subtype=options["subtype"], format="WAV")
 
 
 class DatasetColumns:
