@@ -42,7 +42,7 @@ from scipy import spatial
 
 from lightscore.audio import signal
 from lightscore.audio.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT
-from lightscore.audio.pesq_stoi import resample
+from lightscore.audio.resample import resample
 from lightscore.audio.signal import f0_corr, f0_rmse
 from lightscore.audio import speech_quality as sq
 
