@@ -8,6 +8,8 @@ import random
 import re
 import shutil
 import subprocess
+import sys
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lightscore.text.sclite_align import _exact_counts, sclite_align, sclite_counts, sum_sclite_edits
+from lightscore.text.sclite_traceback import BLOCK_CELLS, batch_backtrace, bounded_backtrace, token_ids
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = [(run, system) for run in ("word", "word_s", "char", "char_s") for system in "ab"]
@@ -151,8 +154,8 @@ def random_pair(rng: random.Random) -> tuple[list[str], list[str]]:
     return ref, hyp
 
 
-def sclite_pra_counts(pairs: list[tuple[list[str], list[str]]], case_sensitive: bool, folder: Path) -> list[tuple]:
-    """Score ``pairs`` with one ``sctk sclite`` run; every utterance's (C, S, D, I) from its ``.pra`` report."""
+def sclite_pra(pairs: list[tuple[list[str], list[str]]], case_sensitive: bool, folder: Path) -> tuple[list, str]:
+    """Score ``pairs`` with one ``sctk sclite`` run: the utterance ids and the ``.pra`` report."""
     ids = [f"spk{k % 3}-utt{k:05d}" for k in range(len(pairs))]
     for name, side in (("ref", 0), ("hyp", 1)):
         lines = [f"{' '.join(pair[side])} ({utt_id})".lstrip() for utt_id, pair in zip(ids, pairs)]
@@ -160,7 +163,12 @@ def sclite_pra_counts(pairs: list[tuple[list[str], list[str]]], case_sensitive: 
     command = ["sctk", "sclite", "-r", str(folder / "ref.trn"), "trn", "-h", str(folder / "hyp.trn"), "trn"]
     command += ["-i", "rm", "-o", "pralign", "-O", str(folder), "-n", "run"] + (["-s"] if case_sensitive else [])
     subprocess.run(command, check=True, capture_output=True)
-    report = (folder / "run.pra").read_text(encoding="utf-8")
+    return ids, (folder / "run.pra").read_text(encoding="utf-8")
+
+
+def sclite_pra_counts(pairs: list[tuple[list[str], list[str]]], case_sensitive: bool, folder: Path) -> list[tuple]:
+    """Score ``pairs`` with one ``sctk sclite`` run; every utterance's (C, S, D, I) from its ``.pra`` report."""
+    ids, report = sclite_pra(pairs, case_sensitive, folder)
     scores = dict(re.findall(r"^id: \((\S+)\)\nScores: \(#C #S #D #I\) (\d+ \d+ \d+ \d+)", report, flags=re.M))
     return [tuple(map(int, scores[utt_id].split())) for utt_id in ids]
 
@@ -177,3 +185,126 @@ def test_counts_equal_the_sclite_binary(seed: int, case_sensitive: bool, tmp_pat
             ref, hyp = [w.lower() for w in ref], [w.lower() for w in hyp]
         assert marks(sclite_align(ref, hyp)) == counts, (ref, hyp)
         assert sclite_counts(ref, hyp) == counts[1:], (ref, hyp)
+
+
+# -- bounded memory: the checkpointed backtrace equals the whole-table one and sctk sclite on long utterances --
+
+needs_sctk = pytest.mark.skipif(shutil.which("sctk") is None, reason="the sctk binary (Debian package sctk) is missing")
+
+
+def whole_table_moves(ref, hyp) -> list[int]:
+    """The moves of the whole-table programme (`batch_backtrace` over one pair), last move first."""
+    path = batch_backtrace(*token_ids([ref], [hyp]), [len(ref)], [len(hyp)])[:, 0].tolist()
+    return [move for move in path if move]
+
+
+def alignment_of(ref, hyp, moves: list[int]) -> list[tuple]:
+    """The ``(ref, hyp, mark)`` triples that ``moves`` (last first; 1 C, 2 S, 3 D, 4 I) spell."""
+    ref_tokens, hyp_tokens, pairs = iter(ref), iter(hyp), []
+    for move in reversed(moves):
+        r = next(ref_tokens) if move != 4 else None
+        h = next(hyp_tokens) if move != 3 else None
+        pairs.append((r, h, " CSDI"[move]))
+    return pairs
+
+
+def long_pair(words: int, seed: int) -> tuple[list[str], list[str]]:
+    """A reference of ``words`` words from a 30-word vocabulary (ties abound), a hypothesis with ~14% errors."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{k}" for k in range(30)]
+    ref = rng.choices(vocabulary, weights=[1 / (k + 1) for k in range(30)], k=words)
+    hyp = []
+    for word in ref:
+        roll = rng.random()
+        if roll < 0.08:
+            hyp.append(rng.choice(vocabulary))
+        elif roll >= 0.11:
+            hyp.append(word)
+        if rng.random() < 0.03:
+            hyp.append(rng.choice(vocabulary))
+    return ref, hyp
+
+
+@settings(max_examples=200, deadline=None)
+@given(word_lists, word_lists, st.integers(1, 4))
+def test_bounded_backtrace_equals_the_whole_table(ref: list[str], hyp: list[str], rows: int) -> None:
+    for r, h in ((ref, hyp), ("".join(ref), "".join(hyp))):
+        expected = whole_table_moves(r, h)
+        assert list(bounded_backtrace(r, h, block_rows=rows)) == expected
+        assert list(bounded_backtrace(r, h)) == expected
+        assert sclite_align(r, h) == alignment_of(r, h, expected)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), words=st.integers(0, 300), rows=st.integers(1, 50))
+def test_bounded_backtrace_equals_the_whole_table_on_longer_pairs(seed: int, words: int, rows: int) -> None:
+    ref, hyp = long_pair(words, seed)
+    for r, h in ((ref, hyp), (" ".join(ref)[:400], " ".join(hyp)[:400])):
+        assert list(bounded_backtrace(r, h, block_rows=rows)) == whole_table_moves(r, h)
+
+
+def test_a_long_pair_is_counted_and_aligned_in_bounded_memory() -> None:
+    ref, hyp = long_pair(4000, 3)
+    assert (len(ref) + 1) * (len(hyp) + 1) > 3 * BLOCK_CELLS  # the whole table would be 64 MB of int32
+    tracemalloc.start()  # numpy reports its buffers to tracemalloc
+    try:
+        counts = _exact_counts([ref, ref[:5]], [hyp, hyp[:4]])
+        pairs = sclite_align(ref, hyp)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 * 2**20  # one 16 MB block of costs, a few checkpoint rows, the alignment
+    assert counts == [marks(pairs)[1:], marks(sclite_align(ref[:5], hyp[:4]))[1:]]
+    assert counts[0] == sclite_counts(ref, hyp)
+
+
+@needs_sctk
+@pytest.mark.parametrize("tokens", ["words", "characters"])
+def test_long_utterance_equals_the_sclite_binary(tokens: str, tmp_path: Path) -> None:
+    ref, hyp = long_pair(2000 if tokens == "words" else 400, 11)
+    if tokens == "characters":  # sclite scores characters as tokens, <space> between words
+        ref, hyp = " ".join(ref), " ".join(hyp)
+    as_trn = [[token.replace(" ", "<space>") for token in side] for side in (ref, hyp)]
+    ids, report = sclite_pra([(as_trn[0], as_trn[1])], False, tmp_path)
+    expected = parse_pra(report, fold=True)[ids[0]]
+    assert sclite_align(ref, hyp) == expected
+    assert sclite_counts(ref, hyp) == _exact_counts([ref], [hyp])[0] == marks(expected)[1:]
+
+
+CHILD = """
+import json, resource, sys
+from lightscore.metrics import WER
+ref, hyp = json.load(open(sys.argv[1]))
+metric = WER(aligner="sclite")
+metric.update(ref=[ref], hyp=[hyp])
+result = metric.compute()
+pairs = metric.align(ref, hyp)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"counts": [result["WER_sub"], result["WER_del"], result["WER_ins"]], "pairs": pairs, "peak": peak}))
+"""
+
+
+def twenty_thousand_words(folder: Path) -> tuple[list[str], list[str], dict]:
+    """A 20,000-word pair, and what `CHILD` reports on it from a fresh interpreter."""
+    ref, hyp = long_pair(20_000, 5)
+    (folder / "pair.json").write_text(json.dumps([" ".join(ref), " ".join(hyp)]))
+    out = subprocess.run([sys.executable, "-c", CHILD, str(folder / "pair.json")], check=True, capture_output=True)
+    return ref, hyp, json.loads(out.stdout)
+
+
+@pytest.mark.slow
+def test_a_20000_word_utterance_and_its_alignment_stay_under_1_gb(tmp_path: Path) -> None:
+    ref, hyp, child = twenty_thousand_words(tmp_path)
+    assert child["peak"] < 2**30, f"peak RSS {child['peak'] / 2**20:.0f} MiB"
+    assert child["counts"] == list(marks([tuple(pair) for pair in child["pairs"]])[1:])
+
+
+@pytest.mark.slow
+@needs_sctk
+def test_a_20000_word_utterance_equals_the_sclite_binary(tmp_path: Path) -> None:
+    """Minutes: sctk sclite itself takes 3-8 minutes and over 3 GB on this pair."""
+    ref, hyp, child = twenty_thousand_words(tmp_path)
+    ids, report = sclite_pra([(ref, hyp)], False, tmp_path)
+    expected = parse_pra(report, fold=True)[ids[0]]
+    assert [tuple(pair) for pair in child["pairs"]] == expected
+    assert tuple(child["counts"]) == marks(expected)[1:]

@@ -16,7 +16,8 @@ least and the greatest ``S`` over all optimal alignments (and a unit-cost
 distance often proves them equal at once); when they are equal, every optimal
 alignment, sclite's among them, has the same counts. Only the other pairs
 (ties that split errors differently, rare between words, common between
-characters) run the exact programme, vectorised with numpy over a batch.
+characters) run the exact programme (`lightscore.text.sclite_traceback`),
+vectorised with numpy over a batch, or for a long pair alone in bounded memory.
 """
 
 from __future__ import annotations
@@ -28,12 +29,23 @@ from rapidfuzz.distance import Levenshtein
 
 from lightscore.text.alignment import Pair
 from lightscore.text.counting import Counts, sum_edits
+from lightscore.text.sclite_traceback import (
+    BLOCK_CELLS,
+    CORRECT,
+    DEL,
+    DELETION,
+    INS,
+    INSERTION,
+    SUB,
+    SUBSTITUTION,
+    batch_backtrace,
+    bounded_backtrace,
+    token_ids,
+)
 
 __all__ = ["sclite_align", "sclite_counts", "sum_sclite_edits"]
 
-SUB, INS, DEL = 4, 3, 3  # sclite's wwd_WORD costs; a correct token costs 0
-_CORRECT, _SUBSTITUTION, _DELETION, _INSERTION = 1, 2, 3, 4  # move codes; 0 = the path has ended
-_BATCH_CELLS = 4_000_000  # DP cells per numpy batch of tied pairs: about 16 MB of int32
+_MARKS = {CORRECT: "C", SUBSTITUTION: "S"}
 
 
 def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
@@ -41,7 +53,9 @@ def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
 
     Tokens compare with ``==``; fold case before calling for sclite's default
     (case-insensitive) scoring. Runs the exact programme on every call: for
-    reports, not for counting (`sclite_counts` is faster).
+    reports, not for counting (`sclite_counts` is faster). Memory stays about
+    ``2 sqrt(len(ref))`` rows of costs (`lightscore.text.sclite_traceback.bounded_backtrace`),
+    not the whole table: a 20,000-word pair needs tens of MB.
 
     Args:
         ref: reference tokens (a list of words, or a string of characters).
@@ -55,24 +69,18 @@ def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
     >>> sclite_align([], ["a"])
     [(None, 'a', 'I')]
     """
-    ref_ids, hyp_ids = _token_ids([ref], [hyp])
-    # Every cell's move at once (numpy), then a walk in Python: one pair's path is too short to vectorise.
-    a_grid, b_grid = np.indices((len(ref) + 1, len(hyp) + 1))
-    moves = _moves_at(_cost_table(ref_ids, hyp_ids), ref_ids, hyp_ids, 0, a_grid, b_grid).tolist()
     pairs: list[Pair] = []
-    a, b = len(ref), len(hyp)
-    while a or b:
-        move = moves[a][b]
-        if move == _DELETION:
-            a -= 1
+    a = b = 0  # the next reference and hypothesis tokens
+    for move in reversed(bounded_backtrace(ref, hyp)):
+        if move == DELETION:
             pairs.append((ref[a], None, "D"))
-        elif move == _INSERTION:
-            b -= 1
+            a += 1
+        elif move == INSERTION:
             pairs.append((None, hyp[b], "I"))
+            b += 1
         else:
-            a, b = a - 1, b - 1
-            pairs.append((ref[a], hyp[b], "C" if move == _CORRECT else "S"))
-    pairs.reverse()
+            pairs.append((ref[a], hyp[b], _MARKS[move]))
+            a, b = a + 1, b + 1
     return pairs
 
 
@@ -147,20 +155,30 @@ def _unique_counts(ref: Sequence, hyp: Sequence) -> Counts | None:
 
 
 def _exact_counts(refs: Sequence[Sequence], hyps: Sequence[Sequence]) -> list[Counts]:
-    """``(S, D, I)`` of sclite's own backtrace for every pair, in batches of pairs of similar size."""
+    """``(S, D, I)`` of sclite's own backtrace for every pair: short pairs in batches of similar size, long ones alone.
+
+    A pair whose cost table would pass `BLOCK_CELLS` takes the bounded-memory backtrace by itself.
+    """
     counts: list[Counts] = [(0, 0, 0)] * len(refs)
-    order = sorted(range(len(refs)), key=lambda k: (len(refs[k]), len(hyps[k])))
+    short = []
+    for k, (ref, hyp) in enumerate(zip(refs, hyps)):
+        if _cells(ref, hyp) > BLOCK_CELLS:
+            moves = bounded_backtrace(ref, hyp)
+            counts[k] = moves.count(SUBSTITUTION), moves.count(DELETION), moves.count(INSERTION)
+        else:
+            short.append(k)
+    order = sorted(short, key=lambda k: (len(refs[k]), len(hyps[k])))
     start = 0
     while start < len(order):
         stop = start + 1
         # Sorted by size, the batch's last pair is its largest; padding to it wastes little.
-        while stop < len(order) and (stop - start + 1) * _cells(refs[order[stop]], hyps[order[stop]]) <= _BATCH_CELLS:
+        while stop < len(order) and (stop - start + 1) * _cells(refs[order[stop]], hyps[order[stop]]) <= BLOCK_CELLS:
             stop += 1
         batch = order[start:stop]
-        ref_ids, hyp_ids = _token_ids([refs[k] for k in batch], [hyps[k] for k in batch])
+        ref_ids, hyp_ids = token_ids([refs[k] for k in batch], [hyps[k] for k in batch])
         lengths = [len(refs[k]) for k in batch], [len(hyps[k]) for k in batch]
-        path = _backtrace(_cost_table(ref_ids, hyp_ids), ref_ids, hyp_ids, *lengths)
-        tally = [np.count_nonzero(path == code, axis=0).tolist() for code in (_SUBSTITUTION, _DELETION, _INSERTION)]
+        path = batch_backtrace(ref_ids, hyp_ids, *lengths)
+        tally = [np.count_nonzero(path == code, axis=0).tolist() for code in (SUBSTITUTION, DELETION, INSERTION)]
         for k, s, d, i in zip(batch, *tally):
             counts[k] = s, d, i
         start = stop
@@ -169,86 +187,3 @@ def _exact_counts(refs: Sequence[Sequence], hyps: Sequence[Sequence]) -> list[Co
 
 def _cells(ref: Sequence, hyp: Sequence) -> int:
     return (len(ref) + 1) * (len(hyp) + 1)
-
-
-def _token_ids(refs: Sequence[Sequence], hyps: Sequence[Sequence]) -> tuple[np.ndarray, np.ndarray]:
-    """Tokens as integers, equal exactly where the tokens are ``==``, padded to one width with distinct values.
-
-    Strings of characters become their code points without a Python loop per character.
-    """
-    vocabulary: dict = {}
-    ids = vocabulary.setdefault
-    characters = all(isinstance(text, str) for text in (*refs, *hyps))
-    tables = []
-    for texts, pad in ((refs, -1), (hyps, -2)):
-        # At least one column, so the backtrace may look one token back from an empty side.
-        table = np.full((len(texts), max([1, *map(len, texts)])), pad, dtype=np.int32)
-        for row, tokens in zip(table, texts):
-            if characters:
-                row[: len(tokens)] = np.frombuffer(tokens.encode("utf-32-le"), dtype=np.int32)
-            else:
-                row[: len(tokens)] = [ids(token, len(vocabulary)) for token in tokens]
-        tables.append(table)
-    return tables[0], tables[1]
-
-
-def _cost_table(ref_ids: np.ndarray, hyp_ids: np.ndarray) -> np.ndarray:
-    """sclite's cumulative cost ``D[pair, a, b]`` of aligning ``ref[:a]`` to ``hyp[:b]``, one reference token a step.
-
-    Within a row the insertion move chains, ``D[a, b] = min(X[b], D[a, b-1] + 3)``
-    with X the better of substitution and deletion; subtracting ``3b`` turns
-    that chain into a running minimum, which numpy computes in one call.
-    """
-    pairs, n = ref_ids.shape
-    m = hyp_ids.shape[1]
-    table = np.empty((pairs, n + 1, m + 1), dtype=np.int32)
-    steps = INS * np.arange(m + 1, dtype=np.int32)
-    table[:, 0, :] = steps
-    for a in range(1, n + 1):
-        above = table[:, a - 1]
-        # int8 costs keep the sums in int32: no int64 temporaries in the hot loop.
-        substitution = above[:, :-1] + (hyp_ids != ref_ids[:, a - 1 : a]).view(np.int8) * np.int8(SUB)
-        row = table[:, a]
-        row[:, 0] = DEL * a
-        row[:, 1:] = np.minimum(substitution, above[:, 1:] + DEL) - steps[1:]
-        np.minimum.accumulate(row, axis=1, out=row)
-        row += steps
-    return table
-
-
-def _moves_at(
-    table: np.ndarray, ref_ids: np.ndarray, hyp_ids: np.ndarray, pair: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> np.ndarray:
-    """sclite's backtrace move out of cells ``[pair, a, b]``: a move code, 0 at the origin.
-
-    The first move, in the order diagonal, insertion, deletion, that reaches the
-    cell at its optimal cost: the choice sclite's forward pass stored, read
-    back from the costs. The first row can only insert, the first column delete.
-    """
-    a_before, b_before = np.maximum(a - 1, 0), np.maximum(b - 1, 0)
-    here = table[pair, a, b]
-    same = ref_ids[pair, a_before] == hyp_ids[pair, b_before]
-    inner = (a > 0) & (b > 0)
-    diagonal = inner & (table[pair, a_before, b_before] + np.where(same, 0, SUB) == here)
-    insertion = (b > 0) & (table[pair, a, b_before] + INS == here)
-    fallback = np.where(insertion, _INSERTION, np.where(a > 0, _DELETION, 0))
-    return np.where(diagonal, np.where(same, _CORRECT, _SUBSTITUTION), fallback)
-
-
-# How far each move code steps back in the reference and in the hypothesis.
-_REF_STEP = np.array([0, 1, 1, 1, 0])
-_HYP_STEP = np.array([0, 1, 1, 0, 1])
-
-
-def _backtrace(
-    table: np.ndarray, ref_ids: np.ndarray, hyp_ids: np.ndarray, ref_lens: Sequence[int], hyp_lens: Sequence[int]
-) -> np.ndarray:
-    """Walk every pair back from its last cell at once: ``path[step, pair]`` move codes, 0 once a pair is done."""
-    pair = np.arange(table.shape[0])
-    a, b = np.array(ref_lens, dtype=np.int64), np.array(hyp_lens, dtype=np.int64)
-    path = np.zeros((max(a + b, default=0), len(pair)), dtype=np.int8)
-    for step in range(path.shape[0]):
-        path[step] = code = _moves_at(table, ref_ids, hyp_ids, pair, a, b)
-        a -= _REF_STEP[code]
-        b -= _HYP_STEP[code]
-    return path
