@@ -117,3 +117,28 @@ def test_speaker_similarity_defaults_to_resemblyzer_and_ranks_the_same_voice_hig
     same, other = one("same"), one("other")
     assert same > other + 0.05 and 0.5 < same < 1.0, (same, other)
     assert both == pytest.approx((same + other) / 2, abs=1e-9)  # the mean over utterances, read at 16 kHz
+
+
+# -- a _target_ embedder goes through the checked resolution (core/targets.build_target) ----------
+
+
+def test_a_target_that_is_no_embedder_is_refused_before_it_is_called(tmp_path):
+    victim = tmp_path / "keep.wav"
+    victim.write_bytes(b"a file the config must not touch")
+    with pytest.raises(
+        TypeError, match=r"embedder: _target_ os.remove is not a class with __call__ .*refused, not called"
+    ):
+        SpeakerSimilarity({"_target_": "os.remove", "path": str(victim)})
+    assert victim.read_bytes() == b"a file the config must not touch"
+
+
+def test_an_embedder_target_that_cannot_be_imported_is_one_clear_line():
+    with pytest.raises(
+        ValueError, match=r"^embedder: cannot import _target_ my_recipe.NoSuchEmbedder: \w+Error: [^\n]*$"
+    ):
+        SpeakerSimilarity({"_target_": "my_recipe.NoSuchEmbedder"})
+
+
+def test_an_embedder_class_from_a_target_is_built_with_its_arguments():
+    embedder = SpeakerSimilarity({"_target_": "lightscore.audio.embedders.ResemblyzerEmbedder", "device": "cpu"})
+    assert isinstance(embedder.embedder, ResemblyzerEmbedder) and embedder.embedder.device == "cpu"

@@ -26,6 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lightscore.audio.recognizers import allowed_recognizer
+from lightscore.core.targets import build_target
+
 if TYPE_CHECKING:
     import torch
 
@@ -130,26 +133,36 @@ EMBEDDERS: dict[str, Callable[[], Callable[[Any, int], Any]]] = {"resemblyzer": 
 """Embedder names a metrics YAML may use, each mapped to a factory taking no arguments."""
 
 
-def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
+def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Tensor, int], Any]:
     """The speaker embedder ``embedder`` names: a name of `EMBEDDERS`, a callable, or a ``_target_`` config.
 
-    A ``_target_`` mapping is built with hydra; one naming a function needs
-    ``_partial_: true``, or hydra would call it with no arguments.
+    A ``_target_`` config goes through `lightscore.core.targets.build_target`,
+    which resolves the target and refuses it before calling anything unless it
+    is a class whose instances are callable, or a Python function with
+    ``_partial_: true`` (without it hydra would call the function with no
+    arguments); the rule is `lightscore.audio.recognizers.allowed_recognizer`'s.
 
     Args:
         embedder: ``"resemblyzer"`` (see `EMBEDDERS`), a
             callable ``(waveform, sample_rate) -> 1-D embedding``, or a mapping with ``_target_``.
+        where: The config place, for errors.
 
     Returns:
         The callable embedder.
 
     Raises:
-        TypeError: an unknown name, a mapping without ``_target_``, or something not callable.
+        TypeError: an unknown name, a mapping without ``_target_``, a refused
+            target, or something not callable.
+        ValueError: a target that cannot be imported or fails while building.
 
-    >>> build_embedder({"_target_": "math.hypot", "_partial_": True})(3.0, 4)
-    5.0
+    >>> build_embedder({"_target_": "lightscore.audio.embedders.ResemblyzerEmbedder", "device": "cpu"}).device
+    'cpu'
     >>> type(build_embedder("resemblyzer")).__name__
     'ResemblyzerEmbedder'
+    >>> build_embedder({"_target_": "builtins.open", "file": "x"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: embedder: _target_ builtins.open is not a class with __call__ ...; refused, not called
     >>> build_embedder("ecapa")
     Traceback (most recent call last):
     ...
@@ -165,9 +178,14 @@ def build_embedder(embedder: Any) -> Callable[[torch.Tensor, int], Any]:
     if isinstance(embedder, Mapping):
         if "_target_" not in embedder:
             raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
-        from hydra.utils import instantiate
-
-        embedder = instantiate(embedder)
+        partial = bool(embedder.get("_partial_", False))
+        embedder = build_target(
+            embedder,
+            where,
+            allowed=lambda target: allowed_recognizer(target, partial),
+            what="a class with __call__ (instances called as (waveform, sample_rate) -> embedding) "
+            "or, with _partial_: true, a Python function",
+        )
     if not callable(embedder):
         raise TypeError(
             "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "
