@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lightscore.audio.recognizers import allowed_recognizer
-from lightscore.core.targets import build_target
+from lightscore.core.targets import build_target, callable_target
 
 if TYPE_CHECKING:
     import torch
@@ -140,7 +139,7 @@ def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Te
     which resolves the target and refuses it before calling anything unless it
     is a class whose instances are callable, or a Python function with
     ``_partial_: true`` (without it hydra would call the function with no
-    arguments); the rule is `lightscore.audio.recognizers.allowed_recognizer`'s.
+    arguments); the rule is `lightscore.core.targets.callable_target`'s.
 
     Args:
         embedder: ``"resemblyzer"`` (see `EMBEDDERS`), a
@@ -182,7 +181,7 @@ def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Te
         embedder = build_target(
             embedder,
             where,
-            allowed=lambda target: allowed_recognizer(target, partial),
+            allowed=lambda target: callable_target(target, partial),
             what="a class with __call__ (instances called as (waveform, sample_rate) -> embedding) "
             "or, with _partial_: true, a Python function",
         )

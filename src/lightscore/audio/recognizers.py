@@ -22,13 +22,12 @@ instances are called ``(wave, sample_rate) -> text``, or as a function with
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["RECOGNIZERS", "PocketsphinxRecognizer", "allowed_recognizer", "build_recognizer", "to_pcm16"]
+__all__ = ["RECOGNIZERS", "PocketsphinxRecognizer", "build_recognizer", "to_pcm16"]
 
 
 def to_pcm16(wave: Any) -> bytes:
@@ -108,30 +107,11 @@ RECOGNIZERS: dict[str, Callable[[], Callable[[Any, int], str]]] = {"pocketsphinx
 """Recognizer names a metrics YAML may use, each mapped to a factory taking no arguments."""
 
 
-def allowed_recognizer(target: Any, partial: bool = False) -> bool:
-    """Whether a resolved ``_target_`` may be built into a recognizer (checked before anything is called).
-
-    A class whose instances are callable is built with the config's arguments;
-    a plain Python function only with ``_partial_: true`` (it is then called
-    per utterance, never at build time). Anything else (``builtins.open``,
-    ``os.remove``, a function without ``_partial_``) is refused.
-
-    >>> allowed_recognizer(PocketsphinxRecognizer), allowed_recognizer(to_pcm16, partial=True)
-    (True, True)
-    >>> import os
-    >>> allowed_recognizer(open), allowed_recognizer(os.remove, partial=True), allowed_recognizer(to_pcm16)
-    (False, False, False)
-    """
-    if inspect.isclass(target):
-        return any("__call__" in vars(klass) for klass in target.__mro__ if klass is not object)
-    return partial and inspect.isfunction(target)
-
-
 def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[Any, int], str]:
     """The recognizer ``recognizer`` names: a name of `RECOGNIZERS`, a callable, or a ``_target_`` config.
 
     A ``_target_`` config goes through `lightscore.core.targets.build_target`,
-    which resolves it and refuses it (`allowed_recognizer`) before calling anything.
+    which resolves it and refuses it (`callable_target`) before calling anything.
 
     Args:
         recognizer: ``"pocketsphinx"``, a callable ``(wave, sample_rate) -> text``, or a mapping with ``_target_``.
@@ -165,13 +145,13 @@ def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[An
             )
         return RECOGNIZERS[recognizer]()
     if isinstance(recognizer, Mapping) or hasattr(recognizer, "_target_"):
-        from lightscore.core.targets import build_target
+        from lightscore.core.targets import build_target, callable_target
 
         partial = bool(recognizer.get("_partial_", False))
         recognizer = build_target(
             recognizer,
             where,
-            allowed=lambda target: allowed_recognizer(target, partial),
+            allowed=lambda target: callable_target(target, partial),
             what="a recognizer class (instances called as (wave, sample_rate) -> text) "
             "or, with _partial_: true, a Python function",
         )

@@ -10,10 +10,11 @@ hydra is imported inside the functions.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["build_target", "one_line", "resolve_target"]
+__all__ = ["build_target", "callable_target", "one_line", "resolve_target"]
 
 
 def one_line(cause: BaseException) -> str:
@@ -99,3 +100,36 @@ def build_target(
         cause = e.__cause__ or e
         kind = TypeError if isinstance(cause, TypeError) else ValueError
         raise kind(f"{where}: cannot build {target}: {one_line(cause)}") from cause
+
+
+def callable_target(target: Any, partial: bool = False) -> bool:
+    """Whether a resolved ``_target_`` may be built into something called per item (a recognizer, an embedder).
+
+    Checked before anything is called.
+
+    A class whose instances are callable is built with the config's arguments;
+    a plain Python function only with ``_partial_: true`` (it is then called
+    per utterance, never at build time). Anything else (``builtins.open``,
+    ``os.remove``, a function without ``_partial_``) is refused.
+
+    Args:
+        target: The resolved class or function.
+        partial: Whether the config says ``_partial_: true``.
+
+    Returns:
+        True for a class with ``__call__``, or a plain function with ``partial``.
+
+    >>> class Model:
+    ...     def __call__(self, wave, rate):
+    ...         return ""
+    >>> def recognize(wave, rate):
+    ...     return ""
+    >>> callable_target(Model), callable_target(recognize, partial=True)
+    (True, True)
+    >>> import os
+    >>> callable_target(open), callable_target(os.remove, partial=True), callable_target(recognize)
+    (False, False, False)
+    """
+    if inspect.isclass(target):
+        return any("__call__" in vars(klass) for klass in target.__mro__ if klass is not object)
+    return partial and inspect.isfunction(target)
