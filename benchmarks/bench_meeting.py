@@ -1,4 +1,4 @@
-"""Meetings: lightscore's cpWER against meeteval, and its DER against md-eval and pyannote.metrics, side by side.
+"""Meetings: lightscore's cpWER, ORC-WER, tcpWER against meeteval, its DER against md-eval and pyannote.metrics.
 
     python benchmarks/bench_meeting.py [--sessions 200] [--repeats 3]
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common import Row, header, table, time_side_by_side, verdict
 
-from lightscore.metrics.meeting import CPWER, DER
+from lightscore.metrics.meeting import CPWER, DER, ORCWER, TCPWER
 from lightscore.segments import read_rttm, write_session_scps
 
 WORDS = "the a of to and in is that it was for on are as with his they at be this".split()
@@ -50,12 +50,36 @@ def corpus(d: Path, sessions: int, seed: int = 0) -> None:
     for side in ("ref", "hyp"):
         (d / f"{side}.stm").write_text("\n".join(stm[side]) + "\n")
         (d / f"{side}.rttm").write_text("\n".join(rttm[side]) + "\n")
+    orc_corpus(d, sessions, rng)
 
 
-def meeteval_cpwer(d: Path) -> float:
-    from meeteval.wer.api import cpwer
+def orc_corpus(d: Path, sessions: int, rng: random.Random) -> None:
+    """ORC-WER's case: 4 reference speakers, a 2-channel separated hypothesis; 16 turns of ~6 words each."""
+    lines = {"ref": [], "hyp": []}
+    for i in range(sessions):
+        sid = f"sess{i:04d}"
+        t = 0.0
+        for _ in range(16):
+            words = [rng.choice(WORDS) for _ in range(rng.randint(3, 9))]
+            guess = [w if rng.random() > 0.1 else rng.choice(WORDS) for w in words]
+            lines["ref"].append(f"{sid} 1 spk{rng.randint(0, 3)} {t:.3f} {t + 3:.3f} {' '.join(words)}")
+            lines["hyp"].append(f"{sid} 1 ch{rng.randint(0, 1)} {t:.3f} {t + 3:.3f} {' '.join(guess)}")
+            t += rng.uniform(1, 4)
+    (d / "orc").mkdir()
+    for side in ("ref", "hyp"):
+        text = "\n".join(lines[side]) + "\n"
+        (d / f"orc_{side}.stm").write_text(text)
+        (d / "orc" / f"{side}.stm").write_text(text)
 
-    results = cpwer(str(d / "ref.stm"), str(d / "hyp.stm"))
+
+def meeteval_rate(d: Path, tool: str, **options) -> float:
+    """``meeteval.wer.api.<tool>`` on the STM files: the corpus error rate in percent."""
+    import logging
+
+    from meeteval.wer import api
+
+    logging.disable(logging.WARNING)  # tcpwer warns about the collar and word order on every session
+    results = getattr(api, tool)(str(d / "ref.stm"), str(d / "hyp.stm"), **options)
     return sum(results.values()).error_rate * 100
 
 
@@ -98,16 +122,27 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--collar", type=float, default=0.25)
     args = parser.parse_args()
-    header(f"Meetings: cpWER vs meeteval, DER vs md-eval and pyannote.metrics ({args.sessions} sessions)")
+    header(f"Meetings: cpWER, tcpWER, ORC-WER vs meeteval, DER vs md-eval and pyannote ({args.sessions} sessions)")
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         corpus(d, args.sessions)
         stm = write_session_scps(d / "ref.stm", d / "hyp.stm", d / "stm_scp")
         rttm = write_session_scps(d / "ref.rttm", d / "hyp.rttm", d / "rttm_scp")
         values = {}
+
+        def keep(name, fn):
+            return lambda: values.__setitem__(name, fn())
+
         cp = {
-            "lightscore CPWER": lambda: values.__setitem__("lightscore CPWER", CPWER()(stm, "dev")["cpWER"]),
-            "meeteval cpwer": lambda: values.__setitem__("meeteval cpwer", meeteval_cpwer(d)),
+            "lightscore CPWER": keep("lightscore CPWER", lambda: CPWER()(stm, "dev")["cpWER"]),
+            "meeteval cpwer": keep("meeteval cpwer", lambda: meeteval_rate(d, "cpwer")),
+            "lightscore TCPWER": keep("lightscore TCPWER", lambda: TCPWER(collar=5)(stm, "dev")["tcpWER"]),
+            "meeteval tcpwer": keep("meeteval tcpwer", lambda: meeteval_rate(d, "tcpwer", collar=5)),
+        }
+        orc_stm = write_session_scps(d / "orc_ref.stm", d / "orc_hyp.stm", d / "orc_scp")
+        orc = {
+            "lightscore ORCWER": keep("lightscore ORCWER", lambda: ORCWER()(orc_stm, "dev")["orcWER"]),
+            "meeteval orcwer": keep("meeteval orcwer", lambda: meeteval_rate(d / "orc", "orcwer")),
         }
         collar = args.collar
         der = {
@@ -122,15 +157,18 @@ def main() -> None:
             der["sctk md-eval"] = lambda: values.__setitem__("sctk md-eval", md_eval_der(d, collar))
         der["pyannote.metrics"] = lambda: values.__setitem__("pyannote.metrics", pyannote_der(d, collar))
         cp_times = time_side_by_side(cp, repeats=args.repeats)
+        orc_times = time_side_by_side(orc, repeats=args.repeats)
         der_times = time_side_by_side(der, repeats=args.repeats)
-    rows = [Row(name, args.sessions, cp_times[name], unit="sessions") for name in cp]
-    print(table(rows, baseline="lightscore CPWER"))
-    print("\n" + "\n".join(f"- {name}: cpWER {values[name]:.4f}%" for name in cp) + "\n")
+    for names, times, base in ((cp, cp_times, "lightscore CPWER"), (orc, orc_times, "lightscore ORCWER")):
+        rows = [Row(name, args.sessions, times[name], unit="sessions") for name in names]
+        print(table(rows, baseline=base))
+        print("\n" + "\n".join(f"- {name}: {values[name]:.4f}%" for name in names) + "\n")
     rows = [Row(name, args.sessions, der_times[name], unit="sessions") for name in der]
     print(table(rows, baseline="lightscore DER (md-eval)"))
     print("\n" + "\n".join(f"- {name}: DER {values[name]:.4f}%" for name in der) + "\n")
-    ratio = min(cp_times["meeteval cpwer"]) / min(cp_times["lightscore CPWER"])
-    print(verdict("speed-up over meeteval cpwer", ratio, 1, higher_is_better=True))
+    for tool, times in (("cpwer", cp_times), ("tcpwer", cp_times), ("orcwer", orc_times)):
+        ratio = min(times[f"meeteval {tool}"]) / min(times[f"lightscore {tool.upper()}"])
+        print(verdict(f"speed-up over meeteval {tool}", ratio, 1, higher_is_better=True))
     ratio = min(der_times["pyannote.metrics"]) / min(der_times["lightscore DER (pyannote)"])
     print(verdict("speed-up over pyannote.metrics DER", ratio, 10, higher_is_better=True))
 

@@ -18,12 +18,14 @@ import torch.distributed as dist
 from lightscore.core.batch import feed
 from lightscore.core.distributed import gather_and_compute
 from lightscore.core.runner import Job, score_jobs
-from lightscore.metrics.meeting import CPWER, DER, JER
+from lightscore.metrics.meeting import CPWER, DER, JER, ORCWER, TCPWER
 
 
 def metrics() -> dict:
     return {
         "cpwer": CPWER(),
+        "orcwer": ORCWER(),
+        "tcpwer": TCPWER(collar=0.5),
         "der": DER(collar=0.25),
         "der_pyannote": DER(collar=0.5, skip_overlap=True, convention="pyannote"),
         "jer": JER(convention="pyannote"),

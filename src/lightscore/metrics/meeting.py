@@ -1,9 +1,10 @@
-"""Meeting metrics: cpWER (meeteval's) and DER / JER (md-eval's or pyannote's), one session per row.
+"""Meeting metrics: DER / JER (md-eval's or pyannote's) here; cpWER, ORC-WER, tcpWER (meeteval's) re-exported.
 
-Each row is a session: ``ref`` and ``hyp`` hold its segments as a meeting file
-(STM, CTM, SegLST JSON, RTTM) that contains it, as one line of SegLST JSON
-(`lightscore.segments.dumps`, what a Lightning ``validation_step`` returns),
-or ``""`` for an empty session; the row's id is the session id. The state is
+Each row is a session: ``ref`` and ``hyp`` hold its segments as a list (what a
+Lightning ``validation_step`` returns), as a meeting file (STM, CTM, SegLST
+JSON, RTTM) that contains it, as one line of SegLST JSON
+(`lightscore.segments.dumps`), or ``""`` for an empty session; the row's id
+is the session id (`lightscore.metrics.meeting_base`). The state is
 integer counts per session summed ("sum"), so any split of the sessions over
 ranks or shards gives the same numbers, plus one record per session ("cat")
 for the per-session tables. See docs/meetings.md.
@@ -18,140 +19,11 @@ from typing import Any, ClassVar
 from lightscore.analysis.diarization import CONVENTIONS, diarization_counts
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
-from lightscore.core.metric import BaseMetric
-from lightscore.segments import FORMATS, Segment, SegmentError, read_uem, session_segments
-from lightscore.text.multispeaker import cp_counts
+from lightscore.metrics.meeting_base import MeetingMetric, check_number
+from lightscore.metrics.meeting_wer import CPWER, ORCWER, TCPWER
+from lightscore.segments import Segment, SegmentError, read_uem
 
-__all__ = ["CPWER", "DER", "JER", "MeetingMetric"]
-
-
-class MeetingMetric(BaseMetric):
-    """What the meeting metrics share: one session per row, read into segments, errors naming the session.
-
-    Args:
-        format: The meeting files' format (one of stm, ctm, seglst, rttm) when their suffix does not tell.
-    """
-
-    name: ClassVar[str] = "meeting"
-    # A row's id is its session id: feed() passes the ids as batch_utt_ids (the SCP keys, the step's utt_id).
-    inputs = (Field("ref", "text"), Field("hyp", "text"))
-
-    def __init__(self, format: str | None = None) -> None:
-        if format is not None and format not in FORMATS:
-            raise ValueError(f"{self.name}: format {format!r} is not one of {', '.join(FORMATS)}")
-        self.format = format
-        self.add_state("sessions", 0, "sum")
-        self.add_state("session_records", [], "cat")
-        super().__init__()
-
-    def _sessions(self, ref: Sequence[str], hyp: Sequence[str]):
-        """Yield ``(row, session id, ref segments, hyp segments)``; a bad row raises `RowError`."""
-        utt_id = self.batch_utt_ids
-        for row, (ref_value, hyp_value) in enumerate(zip(ref, hyp)):
-            session = utt_id[row] if utt_id is not None else f"row{row}"
-            try:
-                if utt_id is None and not all(
-                    v.lstrip().startswith("[") or not v.strip() for v in (ref_value, hyp_value)
-                ):
-                    raise ValueError(
-                        "a meeting file needs the session id: feed the batch with its ids (lightscore.core.batch.feed)"
-                    )
-                yield (
-                    row,
-                    session,
-                    session_segments(ref_value, session, self.format),
-                    session_segments(hyp_value, session, self.format),
-                )
-            except (SegmentError, ValueError) as e:
-                raise RowError(row, f"{self.name}: {e}") from None
-
-    def session_results(self) -> list[list[Any]]:
-        """The per-session records (merged, after ``load_state``), sorted by session id.
-
-        Raises:
-            ValueError: a session scored twice (it came in two rows, or from two ranks).
-        """
-        records = sorted(self.session_records, key=lambda r: r[0])
-        for a, b in zip(records, records[1:]):
-            if a[0] == b[0]:
-                raise ValueError(f"{self.name}: session {a[0]!r} was scored twice")
-        return records
-
-
-def _check_number(name: str, option: str, value: Any, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
-        raise ValueError(f"{name}: {option} must be a number >= {low:g}, got {value!r}")
-    return float(value)
-
-
-class CPWER(MeetingMetric):
-    """Concatenated minimum-permutation WER, equal to meeteval's ``cpwer`` per session and for the corpus.
-
-    Returns ``cpWER`` (percent: errors / reference words * 100) with its counts: errors, length
-    (reference words), substitutions, deletions, insertions, missed, false-alarm and scored
-    speakers, sessions. `session_results` gives each session's counts and speaker assignment.
-
-    >>> from lightscore.core.batch import feed
-    >>> from lightscore.segments import dumps
-    >>> ref = dumps([Segment("A", 0, 1, "hello world"), Segment("B", 1, 2, "good morning")])
-    >>> hyp = dumps([Segment("spk1", 0, 1, "good morning"), Segment("spk2", 0, 1, "hello word")])
-    >>> m = CPWER(); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); r = m.compute()
-    >>> r["cpWER"], r["cpWER_errors"], r["cpWER_length"]
-    (25.0, 1, 4)
-    >>> m.session_results()[0][-1]
-    [['A', 'spk2'], ['B', 'spk1']]
-    """
-
-    name: ClassVar[str] = "cpWER"
-    COUNTS: ClassVar[tuple[str, ...]] = (
-        "errors", "length", "substitutions", "deletions", "insertions",
-        "missed_speaker", "falarm_speaker", "scored_speaker",
-    )  # fmt: skip
-    outputs = (
-        Field("cpWER", "number"),
-        *(Field(f"cpWER_{c}", "number") for c in COUNTS),
-        Field("cpWER_sessions", "number"),
-    )
-
-    def __init__(self, format: str | None = None) -> None:
-        for count in self.COUNTS:
-            self.add_state(count, 0, "sum")
-        super().__init__(format)
-
-    def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
-        """Add each session's counts after its best speaker assignment.
-
-        Raises:
-            ValueError: a malformed batch; a bad session is named (`lightscore.core.batch.RowError`).
-        """
-        for _, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
-            counts = cp_counts(ref_segments, hyp_segments)
-            for name in self.COUNTS:
-                setattr(self, name, getattr(self, name) + getattr(counts, name))
-            self.sessions += 1
-            assignment = [list(pair) for pair in counts.assignment]
-            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), assignment])
-
-    def compute(self) -> dict[str, float]:
-        """The corpus cpWER (percent) and its counts, from the summed state.
-
-        Raises:
-            ValueError: the references hold no words.
-        """
-        if self.length == 0:
-            raise ValueError(f"{self.name}: the references hold no words, so there is nothing to score")
-        result: dict[str, float] = {"cpWER": self.errors / self.length * 100}
-        result.update({f"cpWER_{c}": getattr(self, c) for c in self.COUNTS})
-        result["cpWER_sessions"] = self.sessions
-        return result
-
-    def settings(self) -> str:
-        """One line naming what changes the number.
-
-        >>> CPWER().settings()
-        'cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)'
-        """
-        return "cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
+__all__ = ["CPWER", "DER", "JER", "ORCWER", "TCPWER", "MeetingMetric"]
 
 
 class _Diarization(MeetingMetric):
@@ -172,7 +44,7 @@ class _Diarization(MeetingMetric):
             raise ValueError(f"{self.name}: skip_overlap must be a bool, got {skip_overlap!r}")
         if isinstance(ticks_per_second, bool) or not isinstance(ticks_per_second, int) or ticks_per_second < 1:
             raise ValueError(f"{self.name}: ticks_per_second must be an int >= 1, got {ticks_per_second!r}")
-        self.collar = _check_number(self.name, "collar", collar)
+        self.collar = check_number(self.name, "collar", collar)
         self.skip_overlap, self.convention, self.ticks_per_second = skip_overlap, convention, ticks_per_second
         self.uem = None if uem is None else str(uem)
         try:

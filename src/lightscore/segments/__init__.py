@@ -5,8 +5,9 @@ A meeting metric (`lightscore.metrics.meeting`) reads one session per row. In
 meeting file (STM, CTM, SegLST JSON or RTTM) holding that session, or ``""``
 for an empty session; `write_session_scps` writes such SCPs for whole
 reference and hypothesis files. In a Lightning ``validation_step`` the value
-is the session's segments as one JSON string (`dumps`). `session_segments`
-turns either into the session's list of `Segment`.
+is the session's list of segments (`Segment`, SegLST dicts or ``(speaker,
+start, end, words)`` tuples) or one JSON string of them (`dumps`).
+`as_segments` turns any of these into the session's list of `Segment`.
 
 >>> from lightscore.segments import Segment, dumps, session_segments
 >>> session_segments(dumps([Segment("A", 0.0, 1.0, "hi")]), "s1")
@@ -16,8 +17,9 @@ turns either into the session's list of `Segment`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from lightscore.scp import write_scp
 from lightscore.segments.readers import (
@@ -34,10 +36,12 @@ from lightscore.segments.readers import (
     read_segments,
     read_stm,
     read_uem,
+    segments_from_entries,
 )
 
 __all__ = [
     "FORMATS",
+    "as_segments",
     "Segment",
     "SegmentError",
     "check_speaker_overlap",
@@ -101,6 +105,46 @@ def session_segments(value: str, session: str, fmt: str | None = None) -> list[S
         known = ", ".join(sorted(sessions)[:5])
         raise SegmentError(text, 0, session, f"the file has no segments of this session (it has {known})")
     return sessions[session]
+
+
+def as_segments(value: Any, session: str, fmt: str | None = None, side: str = "segments") -> list[Segment]:
+    """The segments of ``session`` from one row's value: a list of segments, or a string (`session_segments`).
+
+    A list's items may be `Segment`, SegLST dicts (``speaker``, ``start_time``, ``end_time``,
+    ``words``) or ``(speaker, start, end[, words])`` tuples; each is checked like a file's line.
+
+    Args:
+        value: The row's value.
+        session: The row's session id.
+        fmt: The file's format when a path's suffix does not tell.
+        side: ``"ref"`` or ``"hyp"``, naming the value in errors.
+
+    Raises:
+        SegmentError: a value that is neither, or a bad segment (named by its position from 1).
+
+    >>> as_segments([("A", 0, 1.5, "hi there")], "s1")
+    [Segment(speaker='A', start=0.0, end=1.5, words='hi there', line=1)]
+    >>> as_segments([("A", 2, 1)], "s1", side="hyp")
+    Traceback (most recent call last):
+    ...
+    lightscore.segments.readers.SegmentError: hyp segments line 1 (session 's1'): end 1.0 is before start 2.0
+    """
+    if isinstance(value, str):
+        return session_segments(value, session, fmt)
+    where = f"{side} segments"
+    if not isinstance(value, (list, tuple)):
+        shown = "None" if value is None else type(value).__name__
+        raise SegmentError(where, 0, session, f"a session's segments must be a list or a string, got {shown}")
+    entries = []
+    for number, item in enumerate(value, 1):
+        if isinstance(item, Mapping):
+            entries.append(item)
+        elif isinstance(item, (tuple, list)) and 3 <= len(item) <= 5:
+            entries.append(dict(zip(("speaker", "start_time", "end_time", "words"), item)))
+        else:
+            kind = type(item).__name__
+            raise SegmentError(where, number, session, f"a segment is a Segment, a dict or a tuple, got {kind}")
+    return segments_from_entries(entries, where, session)
 
 
 def write_session_scps(

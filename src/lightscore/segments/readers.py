@@ -31,6 +31,7 @@ __all__ = [
     "read_seglst",
     "read_stm",
     "read_uem",
+    "segments_from_entries",
 ]
 
 FORMATS = ("stm", "ctm", "seglst", "rttm")
@@ -201,12 +202,30 @@ def _from_entries(entries: Any, where: str, session: str | None = None) -> Sessi
         missing = [key for key in ("speaker", "start_time", "end_time") if key not in entry]
         if missing:
             raise SegmentError(where, number, sid, f"segment {number} lacks {', '.join(missing)}")
+        if entry["speaker"] is None or not str(entry["speaker"]).strip():
+            raise SegmentError(where, number, sid, f"segment {number} has no speaker ({entry['speaker']!r})")
         begin = _time(str(entry["start_time"]), "start_time", where, number, sid)
         stop = _time(str(entry["end_time"]), "end_time", where, number, sid)
         words = entry.get("words", "")
         words = " ".join(words) if isinstance(words, list) else str(words)
         sessions.setdefault(sid, []).append(_segment(where, number, sid, str(entry["speaker"]), begin, stop, words))
     return sessions
+
+
+def segments_from_entries(entries: Sequence[Mapping[str, Any]], where: str, session: str) -> list[Segment]:
+    """One session's segments from SegLST-style dicts; a ``session_id`` other than ``session`` is an error.
+
+    Raises:
+        SegmentError: a malformed entry (named by its position from 1), or one of another session.
+
+    >>> segments_from_entries([{"speaker": "A", "start_time": 0, "end_time": 1}], "hyp segments", "s1")
+    [Segment(speaker='A', start=0.0, end=1.0, words='', line=1)]
+    """
+    sessions = _from_entries(list(entries), where, session)
+    other = [sid for sid in sessions if sid != session]
+    if other:
+        raise SegmentError(where, 0, session, f"holds segments of session {other[0]!r}")
+    return sessions.get(session, [])
 
 
 def read_seglst(path: str | os.PathLike) -> Sessions:
@@ -318,8 +337,6 @@ def loads(text: str, session: str, where: str = "inline segments") -> list[Segme
         entries = json.loads(text)
     except json.JSONDecodeError as e:
         raise SegmentError(where, 0, session, f"not valid SegLST JSON: {e.msg}") from None
-    sessions = _from_entries(entries, where, session)
-    other = [sid for sid in sessions if sid != session]
-    if other:
-        raise SegmentError(where, 0, session, f"holds segments of session {other[0]!r}")
-    return sessions.get(session, [])
+    if not isinstance(entries, list):
+        return _from_entries(entries, where, session).get(session, [])  # raises: not a list
+    return segments_from_entries(entries, where, session)

@@ -1,4 +1,4 @@
-"""Multi-speaker word error counts of one session: cpWER (and tcpWER), meeteval's definitions.
+"""Multi-speaker word error counts of one session: cpWER and ORC-WER, meeteval's definitions.
 
 cpWER concatenates each speaker's words (segments sorted by start time, speakers
 in order of first appearance), finds the reference-to-hypothesis speaker
@@ -7,7 +7,11 @@ assignment with the fewest word errors (the Hungarian algorithm, scipy's
 meeteval builds it, so ties resolve the same way), and counts substitutions,
 deletions and insertions of each assigned pair with Kaldi's tie-breaking
 (kaldialign, the breakdown meeteval reports). The distances come from
-rapidfuzz, in C. Only the types here are pure Python; nothing imports torch.
+rapidfuzz, in C. ORC-WER (`orc_counts`) gives each reference segment to the
+hypothesis stream that makes the fewest errors overall: meeteval's multi-stream
+Levenshtein search, vectorized with numpy over the grid of stream positions and
+walked back the way meeteval's C++ walks it, so ties pick the same streams.
+tcpWER lives in `lightscore.text.time_constrained`. Nothing here imports torch.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["SessionCounts", "cp_counts", "speaker_streams", "word_breakdown"]
+__all__ = ["OrcCounts", "SessionCounts", "assign", "cp_counts", "orc_counts", "speaker_streams", "word_breakdown"]
 
 Assignment = tuple[tuple[Any, Any], ...]
 
@@ -142,3 +146,157 @@ def cp_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> Sessi
             (ref_names[r] if r is not None else None, hyp_names[h] if h is not None else None) for r, h in pairs
         ),
     )
+
+
+class OrcCounts(NamedTuple):
+    """One session's ORC-WER counts; ``assignment`` names the hypothesis stream of each reference segment.
+
+    The assignment follows the segments' input order (meeteval's); None marks a segment that had no
+    stream to go to (an empty hypothesis).
+    """
+
+    errors: int
+    length: int
+    substitutions: int
+    deletions: int
+    insertions: int
+    assignment: tuple[Any, ...]
+
+
+def _advance(cost: Any, origin: Any, words: Sequence[int], stream: Any) -> tuple[Any, Any]:
+    """Levenshtein rows (one per grid line) after reading ``words`` against one stream, with each cell's origin.
+
+    Ties resolve as meeteval's ``update_levenshtein_row``: a match takes the diagonal; else the
+    cell from the left wins, then the one above, then the diagonal. The running minimum of
+    ``cost - position`` turns the left-to-right dependency into whole-array operations.
+    """
+    import numpy as np
+
+    position = np.arange(cost.shape[1])
+    for word in words:
+        match = stream == word
+        up_wins = cost[:, 1:] <= cost[:, :-1]
+        diagonal_or_up = np.where(match, cost[:, :-1], np.minimum(cost[:, 1:], cost[:, :-1]) + 1)
+        vertical = np.concatenate([cost[:, :1] + 1, diagonal_or_up], axis=1)
+        came = np.concatenate([origin[:, :1], np.where(match | ~up_wins, origin[:, :-1], origin[:, 1:])], axis=1)
+        # A match takes the diagonal even when the left cell is cheaper (meeteval's start state is not
+        # 1-Lipschitz after an empty stream), so each match restarts the running minimum.
+        restart = np.cumsum(np.concatenate([[True], match])) << 40
+        cost = np.minimum.accumulate(vertical - position - restart, axis=1) + position + restart
+        from_left = np.zeros(cost.shape, dtype=bool)
+        from_left[:, 1:] = ~match & (cost[:, :-1] + 1 <= vertical[:, 1:])
+        source = np.maximum.accumulate(np.where(from_left, 0, position), axis=1)
+        origin = np.take_along_axis(came, source, axis=1)
+    return cost, origin
+
+
+def _start_costs(dims: Sequence[int]) -> Any:
+    """The search's first state (only insertions) exactly as meeteval's C++ builds it.
+
+    Cell ``i`` copies the cell one stride below plus one, the stride being the largest one reached
+    so far; meeteval advances to the next stride only on reaching it exactly, so after an empty
+    stream (two equal strides) it keeps the smaller stride for the rest of the grid. The numbers
+    then exceed the true insertion counts; it is kept so that results and ties stay meeteval's.
+
+    >>> _start_costs([2, 3]).tolist()
+    [0, 1, 1, 2, 2, 3]
+    >>> _start_costs([2, 1, 2]).tolist()  # meeteval's: the true counts are [0, 1, 1, 2]
+    [0, 1, 1, 2]
+    """
+    import math
+
+    import numpy as np
+
+    strides = [math.prod(dims[:k]) for k in range(len(dims))]
+    total = math.prod(dims)
+    steps = [(1, strides[0] if strides else 1)]  # (first cell, stride) of each stretch
+    for k in range(1, len(strides)):
+        if strides[k] == strides[k - 1] and k > 1:
+            break  # meeteval never reaches a stride equal to the one before
+        steps.append((strides[k], strides[k]))
+    cost = np.zeros(total, dtype=np.int64)
+    for n, (first, stride) in enumerate(steps):
+        last = steps[n + 1][0] if n + 1 < len(steps) else total
+        cells = np.arange(first, max(first, last))
+        back = (cells - (first - stride)) // stride  # jumps back to a cell before this stretch
+        cost[cells] = cost[cells - back * stride] + back
+    return cost
+
+
+def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence[int]]) -> list[int]:
+    """The stream index of each utterance (in order) under the fewest total errors: meeteval's ``mimo_matching``.
+
+    The search state is the grid of positions in every stream (meeteval's layout: stream 0 varies
+    fastest); for each utterance and stream every line of the grid along that stream is advanced at
+    once, and a cell keeps the first stream (lowest index) with its lowest cost.
+
+    Raises:
+        ValueError: the grid is too large to search (more than 50 million cells).
+
+    >>> orc_matching([[1], [2, 3], [4]], [[1, 2], [3, 4]])
+    [0, 0, 1]
+    """
+    import math
+
+    import numpy as np
+
+    dims = [len(s) + 1 for s in streams]
+    total = math.prod(dims)
+    if total > 50_000_000:
+        raise ValueError(f"ORC-WER would search {total:,} states ({len(streams)} streams of {dims} positions)")
+    flat = np.arange(total).reshape(dims[::-1])  # C order with axes reversed: stream 0 has stride 1
+    lines = [np.moveaxis(flat, len(dims) - 1 - a, -1).reshape(-1, dims[a]) for a in range(len(dims))]
+    hyps = [np.asarray(s, dtype=np.int64) for s in streams]
+    cost = _start_costs(dims)
+    links, actives = [], []
+    for words in utterances:
+        best, link, active = np.empty_like(cost), np.empty_like(cost), np.zeros_like(cost)
+        for a, cells in enumerate(lines):
+            c, came = _advance(cost[cells], cells, words, hyps[a])
+            better = np.ones(c.shape, dtype=bool) if a == 0 else best[cells] > c
+            target = cells[better]
+            best[target], link[target], active[target] = c[better], came[better], a
+        cost = best
+        links.append(link)
+        actives.append(active)
+    cell, chosen = total - 1, []
+    for link, active in zip(reversed(links), reversed(actives)):
+        chosen.append(int(active[cell]))
+        cell = int(link[cell])
+    return chosen[::-1]
+
+
+def orc_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> OrcCounts:
+    """ORC-WER counts of one session: equal to meeteval's ``orc_word_error_rate`` (errors, breakdown, assignment).
+
+    Reference segments are taken in start order (stable); the hypothesis is one word stream per
+    speaker (`speaker_streams`). Each stream's S/D/I come from its assigned reference words with
+    kaldialign, as meeteval reports them.
+
+    >>> from lightscore.segments import Segment
+    >>> ref = [Segment("A", 0, 1, "a"), Segment("A", 1, 2, "c d"), Segment("B", 2, 3, "e")]
+    >>> orc_counts(ref, [Segment("x", 0, 2, "a c"), Segment("y", 1, 3, "d e")])
+    OrcCounts(errors=2, length=4, substitutions=0, deletions=1, insertions=1, assignment=('x', 'x', 'y'))
+    """
+    order = sorted(range(len(ref_segments)), key=lambda i: ref_segments[i].start)
+    utterances = [ref_segments[i].words.split() for i in order]
+    hyp = speaker_streams(hyp_segments)
+    length = sum(len(words) for words in utterances)
+    if not hyp:  # nothing to assign to (meeteval fails an assertion here): every word is deleted
+        return OrcCounts(length, length, 0, length, 0, (None,) * len(order))
+    vocab: dict[str, int] = {}
+    as_ids = [[vocab.setdefault(w, len(vocab)) for w in words] for words in utterances]
+    streams = [[vocab.setdefault(w, len(vocab)) for w in words] for words in hyp.values()]
+    chosen = orc_matching(as_ids, streams)
+    names = list(hyp)
+    assigned: list[list[str]] = [[] for _ in names]
+    for stream, words in zip(chosen, utterances):
+        assigned[stream].extend(words)
+    sub = dele = ins = 0
+    for words, hyp_words in zip(assigned, hyp.values()):
+        s, d, i = word_breakdown(words, hyp_words)
+        sub, dele, ins = sub + s, dele + d, ins + i
+    assignment: list[Any] = [None] * len(order)
+    for index, stream in zip(order, chosen):
+        assignment[index] = names[stream]
+    return OrcCounts(sub + dele + ins, length, sub, dele, ins, tuple(assignment))

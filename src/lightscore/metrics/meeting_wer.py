@@ -1,0 +1,212 @@
+"""Multi-speaker word error rates, equal to meeteval's: cpWER, ORC-WER and tcpWER, one session per row.
+
+The state is each session's integer counts after its assignment, summed
+("sum"), so any split of the sessions over ranks or shards gives the same
+numbers, plus one record per session ("cat") with its counts and assignment
+(`session_results`). The pure computations are `lightscore.text.multispeaker`
+and `lightscore.text.time_constrained`. See docs/meetings.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from lightscore.core.batch import RowError
+from lightscore.core.contract import Field
+from lightscore.metrics.meeting_base import MeetingMetric, check_number
+from lightscore.text.multispeaker import cp_counts, orc_counts
+from lightscore.text.time_constrained import PSEUDO_WORD_TIMINGS, tcp_counts
+
+__all__ = ["CPWER", "ORCWER", "TCPWER"]
+
+SPEAKER_COUNTS = (
+    "errors", "length", "substitutions", "deletions", "insertions",
+    "missed_speaker", "falarm_speaker", "scored_speaker",
+)  # fmt: skip
+
+
+def _outputs(prefix: str, counts: Sequence[str]) -> tuple[Field, ...]:
+    return (
+        Field(prefix, "number"),
+        *(Field(f"{prefix}_{c}", "number") for c in counts),
+        Field(f"{prefix}_sessions", "number"),
+    )
+
+
+class _WordErrors(MeetingMetric):
+    """A word error rate over sessions: ``COUNTS`` summed, one record per session with its assignment."""
+
+    COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS
+
+    def __init__(self, format: str | None = None) -> None:
+        for count in self.COUNTS:
+            self.add_state(count, 0, "sum")
+        super().__init__(format)
+
+    def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
+        raise NotImplementedError
+
+    def update(self, *, ref: Sequence[Any], hyp: Sequence[Any]) -> None:
+        """Add each session's counts after its assignment.
+
+        Raises:
+            ValueError: a malformed batch; a bad session is named (`lightscore.core.batch.RowError`).
+        """
+        for row, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
+            try:
+                counts = self._counts(ref_segments, hyp_segments)
+            except ValueError as e:
+                raise RowError(row, f"{self.name}: session {session!r}: {e}") from None
+            for name in self.COUNTS:
+                setattr(self, name, getattr(self, name) + getattr(counts, name))
+            self.sessions += 1
+            assignment = [list(a) if isinstance(a, tuple) else a for a in counts.assignment]
+            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), assignment])
+
+    def compute(self) -> dict[str, float]:
+        """The corpus rate (percent: errors / reference words * 100) and its counts, from the summed state.
+
+        Raises:
+            ValueError: the references hold no words.
+        """
+        if self.length == 0:
+            raise ValueError(f"{self.name}: the references hold no words, so there is nothing to score")
+        result: dict[str, float] = {self.name: self.errors / self.length * 100}
+        result.update({f"{self.name}_{c}": getattr(self, c) for c in self.COUNTS})
+        result[f"{self.name}_sessions"] = self.sessions
+        return result
+
+
+class CPWER(_WordErrors):
+    """Concatenated minimum-permutation WER, equal to meeteval's ``cpwer`` per session and for the corpus.
+
+    Returns ``cpWER`` (percent) with its counts: errors, length (reference words), substitutions,
+    deletions, insertions, missed, false-alarm and scored speakers, sessions. `session_results`
+    gives each session's counts and speaker assignment.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import Segment
+    >>> ref = [Segment("A", 0, 1, "hello world"), Segment("B", 1, 2, "good morning")]
+    >>> hyp = [Segment("spk1", 0, 1, "good morning"), Segment("spk2", 0, 1, "hello word")]
+    >>> m = CPWER(); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); r = m.compute()
+    >>> r["cpWER"], r["cpWER_errors"], r["cpWER_length"]
+    (25.0, 1, 4)
+    >>> m.session_results()[0][-1]
+    [['A', 'spk2'], ['B', 'spk1']]
+    """
+
+    name: ClassVar[str] = "cpWER"
+    outputs = _outputs("cpWER", SPEAKER_COUNTS)
+
+    def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
+        return cp_counts(ref_segments, hyp_segments)
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> CPWER().settings()
+        'cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)'
+        """
+        return "cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
+
+
+class ORCWER(_WordErrors):
+    """Optimal reference combination WER, equal to meeteval's ``orcwer`` per session and for the corpus.
+
+    Each reference segment goes to the hypothesis stream (speaker) that makes the fewest errors
+    overall (`lightscore.text.multispeaker.orc_counts`). Returns ``orcWER`` (percent) with errors,
+    length, substitutions, deletions, insertions and sessions; `session_results` lists each
+    session's counts and the stream of each reference segment, in the session's input order.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import Segment
+    >>> ref = [Segment("A", 0, 1, "a"), Segment("A", 1, 2, "c d"), Segment("B", 2, 3, "e")]
+    >>> hyp = [Segment("x", 0, 2, "a c"), Segment("y", 1, 3, "d e")]
+    >>> m = ORCWER(); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); m.compute()["orcWER"]
+    50.0
+    >>> m.session_results()[0][-1]
+    ['x', 'x', 'y']
+    """
+
+    name: ClassVar[str] = "orcWER"
+    COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS[:5]
+    outputs = _outputs("orcWER", SPEAKER_COUNTS[:5])
+
+    def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
+        return orc_counts(ref_segments, hyp_segments)
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> ORCWER().settings()
+        'orcWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)'
+        """
+        return "orcWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
+
+
+class TCPWER(_WordErrors):
+    """Time-constrained cpWER, equal to meeteval's ``tcpwer`` (same option names and defaults).
+
+    Args:
+        collar: Seconds a hypothesis word may stray from the reference word it pairs with (required,
+            as in meeteval; 5 is the CHiME-8 choice).
+        reference_pseudo_word_level_timing: How a reference segment's time is split among its words
+            (one of `lightscore.text.time_constrained.PSEUDO_WORD_TIMINGS`).
+        hypothesis_pseudo_word_level_timing: The same for the hypothesis (points at the centres).
+        format: The meeting files' format when the suffix does not tell.
+
+    Returns ``tcpWER`` (percent) with cpWER's counts.
+
+    >>> from lightscore.core.batch import feed
+    >>> from lightscore.segments import Segment
+    >>> ref = [Segment("A", 0, 2, "hello world")]
+    >>> hyp = [Segment("x", 4, 6, "hello world")]
+    >>> m = TCPWER(collar=1); feed(m, {"ref": [ref], "hyp": [hyp]}, ["s1"]); m.compute()["tcpWER"]
+    200.0
+    >>> TCPWER(collar=1, hypothesis_pseudo_word_level_timing="points")
+    Traceback (most recent call last):
+    ...
+    ValueError: tcpWER: hypothesis_pseudo_word_level_timing 'points' is not one of character_based, \
+character_based_points, equidistant_intervals, equidistant_points, full_segment, none
+    """
+
+    name: ClassVar[str] = "tcpWER"
+    outputs = _outputs("tcpWER", SPEAKER_COUNTS)
+
+    def __init__(
+        self,
+        collar: float,
+        reference_pseudo_word_level_timing: str = "character_based",
+        hypothesis_pseudo_word_level_timing: str = "character_based_points",
+        format: str | None = None,
+    ) -> None:
+        self.collar = check_number(self.name, "collar", collar)
+        for option, value in (
+            ("reference_pseudo_word_level_timing", reference_pseudo_word_level_timing),
+            ("hypothesis_pseudo_word_level_timing", hypothesis_pseudo_word_level_timing),
+        ):
+            if value not in PSEUDO_WORD_TIMINGS:
+                raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
+        self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
+        self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
+        super().__init__(format)
+
+    def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
+        return tcp_counts(
+            ref_segments, hyp_segments, self.collar,
+            self.reference_pseudo_word_level_timing, self.hypothesis_pseudo_word_level_timing,
+        )  # fmt: skip
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> TCPWER(collar=5).settings()
+        'tcpWER collar=5 reference_pseudo_word_level_timing=character_based \
+hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
+        """
+        return (
+            f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
+            f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
+            f"{self.hypothesis_pseudo_word_level_timing} (meeteval-compatible)"
+        )

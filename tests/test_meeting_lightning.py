@@ -1,0 +1,64 @@
+"""The meeting metrics on the Lightning road: a real 2-process gloo Trainer run whose ``validation_step``
+returns lists of segments per session equals a 1-process run and ``measure()`` over SCP files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ddp_scripts import meeting_lightning
+from ddp_scripts.launch import free_port, run_scripts
+
+from lightscore import measure
+from lightscore.segments import write_session_scps
+
+
+def write_files(root: Path) -> None:
+    """The run's sessions as STM (words) and RTTM (speech) files, and the SCPs measure() reads."""
+    sessions = meeting_lightning.corpus()
+    for side, pick in (("ref", 0), ("hyp", 1)):
+        stm = [f"{sid} 1 {s.speaker} {s.start!r} {s.end!r} {s.words}" for sid, p in sessions.items() for s in p[pick]]
+        rttm = [
+            f"SPEAKER {sid} 1 {s.start!r} {s.end - s.start!r} <NA> <NA> {s.speaker} <NA> <NA>"
+            for sid, p in sessions.items()
+            for s in p[pick]
+        ]
+        (root / f"{side}.stm").write_text("\n".join(stm) + "\n")
+        (root / f"{side}.rttm").write_text("\n".join(rttm) + "\n")
+    write_session_scps(root / "ref.stm", root / "hyp.stm", root / "words" / "dev")
+    write_session_scps(root / "ref.rttm", root / "hyp.rttm", root / "speech" / "dev")
+
+
+def config(root: Path, targets: dict[str, dict]) -> dict:
+    entries = [{"metric": {"_target_": t, **args}, "inputs": ["ref", "hyp"]} for t, args in targets.items()]
+    return {"inference_dir": str(root), "metrics": entries}
+
+
+@pytest.mark.slow
+def test_two_gloo_ranks_equal_one_and_measure(tmp_path) -> None:
+    for n in ("1", "2"):
+        (tmp_path / n).mkdir()
+    runs = run_scripts(
+        [["meeting_lightning.py", str(tmp_path / n), "--devices", n] for n in ("1", "2")], free_port(), timeout=400
+    )
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-3000:]
+    one = json.loads((tmp_path / "1" / "rank0.json").read_text())["results"]
+    for rank in (0, 1):
+        assert json.loads((tmp_path / "2" / f"rank{rank}.json").read_text())["results"] == one
+    assert one["val/cpWER_sessions"] == 11 and one["val/DER_sessions"] == 11  # the sampler's repeat dropped
+    write_files(tmp_path)
+    words = measure(config(tmp_path / "words", {
+        "lightscore.metrics.meeting_wer.CPWER": {}, "lightscore.metrics.meeting_wer.ORCWER": {},
+        "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0},
+    }))  # fmt: skip
+    speech = measure(config(tmp_path / "speech", {
+        "lightscore.metrics.meeting.DER": {"collar": 0.25},
+        "lightscore.metrics.meeting.JER": {"convention": "pyannote"},
+    }))  # fmt: skip
+    offline = {}
+    for results in (words, speech):
+        for per_test in results.values():
+            offline.update({f"val/{k}": v for k, v in per_test["dev"].items()})
+    assert offline == one
