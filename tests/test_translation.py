@@ -248,3 +248,61 @@ def test_names_cannot_be_mistaken():
     assert TranslationEditRate.name == "TransTER" and TER.name == "TER"
     assert [f.name for f in TranslationEditRate().outputs] == ["TransTER", "TransTER_edits", "TransTER_ref_len",
                                                                  "TransTER_segments"]  # fmt: skip
+
+
+# -- the fast paths (issue 21's speed work), each against sacrebleu's own function --------------------------------
+
+tricky = st.text(alphabet="ab1.,-&;<>$'()\t \u3000\x1c\xa0é東", max_size=14) | text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(tricky, min_size=1, max_size=12))
+def test_13a_per_word_ids_equal_sacrebleu_tokenizer(lines):
+    from lightscore.text.token_ids import TokenIds
+
+    one = bleu_tokenizer("13a")
+    lines = [line.rstrip() for line in lines]
+    encoder = TokenIds(one)
+    for _ in range(2):  # the second pass reads the cache
+        (ids,), (lengths,) = encoder.encode([lines])
+        expected = [one(line).split() for line in lines]
+        assert lengths.tolist() == [len(tokens) for tokens in expected]
+        vocab = {}
+        dense = [vocab.setdefault(t, len(vocab)) for tokens in expected for t in tokens]
+        # ids are dense in sorted-id order, not first-seen order: compare the partition of tokens
+        assert len(set(zip(ids.tolist(), dense))) == len(set(dense)) == len(set(ids.tolist()))
+
+
+words = st.lists(st.sampled_from("abcd"), max_size=25) | st.lists(st.sampled_from("ab"), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(words, words), min_size=1, max_size=8))
+def test_batched_ter_equals_sacrebleu_lib_ter(pairs):
+    from sacrebleu.metrics.lib_ter import BeamEditDistance, _find_shifted_pairs, translation_edit_rate
+
+    from lightscore.text.ter_beam import beam_distances, edit_counts, shifted_pairs
+
+    assert edit_counts(pairs) == [translation_edit_rate(h, r)[0] for h, r in pairs]
+    for h, r in pairs:
+        assert list(shifted_pairs(h, r)) == list(_find_shifted_pairs(h, r))
+    full = [(h, r) for h, r in pairs if h and r]
+    if full:
+        ids = [([ord(w) for w in h], [ord(w) for w in r]) for h, r in full]
+        distances, traces = beam_distances(ids, traces=True)
+        assert list(zip(distances, traces)) == [BeamEditDistance(r)(h) for h, r in full]
+
+
+@pytest.mark.slow
+def test_ter_beam_edges_equal_sacrebleu():
+    """Length ratios past the beam, subsequences leaving the beam, identical and empty sides."""
+    from sacrebleu.metrics.lib_ter import translation_edit_rate
+
+    from lightscore.text.ter_beam import edit_counts
+
+    rng = random.Random(4)
+    pairs = [(["a"], ["a"] * 120), (["a", "b"] * 3, ["b"] * 150), (["x"] * 100, ["x"]), ([], ["a"]), (["a"], [])]
+    pairs += [(["a"] * 60 + ["b"], ["b"] + ["a"] * 60), (list("ab" * 30), list("ab" * 30))]
+    pairs += [([rng.choice("ab") for _ in range(rng.randint(1, 70))], [rng.choice("abc") for _ in range(80)])
+              for _ in range(20)]  # fmt: skip
+    assert edit_counts(pairs) == [translation_edit_rate(h, r)[0] for h, r in pairs]

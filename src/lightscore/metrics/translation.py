@@ -22,10 +22,11 @@ import numpy as np
 from lightscore.core.contract import Field
 from lightscore.metrics.error_rate_options import check_choice, check_type
 from lightscore.metrics.translation_base import TranslationMetric, check_unknown
-from lightscore.text.bleu_stats import SMOOTH_DEFAULTS, bleu_score, bleu_segment_stats, bleu_signature
+from lightscore.text.bleu_stats import SMOOTH_DEFAULTS, bleu_score, bleu_side_stats, bleu_signature
 from lightscore.text.chrf_stats import chrf_score, chrf_segment_stats, chrf_signature
-from lightscore.text.mt_tokenize import BLEU_TOKENIZERS, bleu_tokenizer, preprocess_bleu, token_stream
+from lightscore.text.mt_tokenize import BLEU_TOKENIZERS, bleu_tokenizer, preprocess_bleu
 from lightscore.text.ter_stats import ter_ref_length, ter_score, ter_segment_stats, ter_signature, tercom_tokenizer
+from lightscore.text.token_ids import TokenIds
 
 __all__ = ["BLEU", "ChrF", "TranslationEditRate"]
 
@@ -89,6 +90,7 @@ class BLEU(TranslationMetric):
         self.smooth_method, self.smooth_value, self.effective_order = smooth_method, smooth_value, effective_order
         self.trg_lang = trg_lang
         self.tokenizer = bleu_tokenizer(tokenize)
+        self.token_ids = TokenIds(self.tokenizer)  # a cache of each word's tokens: not state
         n = max_ngram_order
         self.stat_names = ("hyp_len", "ref_len", *(f"match_{i}" for i in range(1, n + 1)),
                            *(f"total_{i}" for i in range(1, n + 1)))  # fmt: skip
@@ -104,8 +106,8 @@ class BLEU(TranslationMetric):
         return (*fields, Field(f"{n}_segments", "number"))
 
     def _segment_stats(self, hyp: list[str], refs: list[list[str]], present: np.ndarray) -> np.ndarray:
-        streams = [token_stream(preprocess_bleu(side, self.lowercase), self.tokenizer) for side in (hyp, *refs)]
-        return bleu_segment_stats(streams[0], streams[1:], present, self.max_ngram_order)
+        sides = self.token_ids.encode([preprocess_bleu(side, self.lowercase) for side in (hyp, *refs)])
+        return bleu_side_stats(sides, present, self.max_ngram_order)
 
     def _score(self, stats: Sequence[Any], effective_order: bool | None = None) -> dict[str, float]:
         eff = self.effective_order if effective_order is None else effective_order

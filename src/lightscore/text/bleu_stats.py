@@ -28,14 +28,14 @@ from lightscore.text.ngram_counts import (
     Sides,
     clipped_matches,
     max_counts,
-    ngram_counts,
+    ngram_tables,
     pack,
     segment_slices,
     segment_sums,
     word_ids,
 )
 
-__all__ = ["SMOOTH_DEFAULTS", "bleu_score", "bleu_segment_stats", "bleu_signature"]
+__all__ = ["SMOOTH_DEFAULTS", "bleu_score", "bleu_segment_stats", "bleu_side_stats", "bleu_signature"]
 
 SMOOTH_DEFAULTS: dict[str, float | None] = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
 """sacrebleu's smoothing methods and the default value of each (None: takes no value)."""
@@ -62,9 +62,18 @@ def bleu_segment_stats(
     >>> bleu_segment_stats(["a", "b"], [["a"], ["a", "b", "c"]], max_order=2).tolist()
     [[2, 1, 2, 1, 2, 1]]
     """
-    sides = word_ids([hyps, *refs], SEPARATOR)
+    return bleu_side_stats(word_ids([hyps, *refs], SEPARATOR), present, max_order)
+
+
+def bleu_side_stats(sides: Sides, present: np.ndarray | None = None, max_order: int = 4) -> np.ndarray:
+    """`bleu_segment_stats` from token ids (`lightscore.text.token_ids.TokenIds`): side 0 the hypotheses.
+
+    >>> ids = [np.array([0, 1], np.uint64), np.array([0], np.uint64)]
+    >>> bleu_side_stats((ids, [np.array([2]), np.array([1])]), max_order=1).tolist()
+    [[2, 1, 1, 2]]
+    """
     n_segments = len(sides[1][0])
-    present = np.ones((len(refs), n_segments), bool) if present is None else np.asarray(present, bool)
+    present = np.ones((len(sides[0]) - 1, n_segments), bool) if present is None else np.asarray(present, bool)
     stats = np.zeros((n_segments, 2 + 2 * max_order), np.int64)
     for first, stop, part in segment_slices(sides, _CHUNK):
         stats[first:stop] = _chunk_stats(part, present[:, first:stop], max_order)
@@ -86,10 +95,11 @@ def _chunk_stats(sides: Sides, present: np.ndarray, max_order: int) -> np.ndarra
     stats = np.zeros((n_segments, 2 + 2 * max_order), np.int64)
     stats[:, 0] = hyp_len
     stats[:, 1] = _closest_ref_len(hyp_len, enc.lengths[1:], present)
+    hyp_tables = ngram_tables(enc.ids[0], hyp_len, max_order, enc.bits)
+    ref_tables = [ngram_tables(ids, lengths, max_order, enc.bits) for ids, lengths in zip(enc.ids[1:], enc.lengths[1:])]
     for n in range(1, max_order + 1):
-        keys, counts = ngram_counts(enc.ids[0], hyp_len, n, enc.bits)
-        ref_tables = [ngram_counts(ids, lengths, n, enc.bits) for ids, lengths in zip(enc.ids[1:], enc.lengths[1:])]
-        matches = clipped_matches(keys, counts, *max_counts(ref_tables))
+        keys, counts = hyp_tables[n - 1]
+        matches = clipped_matches(keys, counts, *max_counts([tables[n - 1] for tables in ref_tables]))
         stats[:, 1 + n] = segment_sums(keys, matches, n, enc.bits, n_segments)
         stats[:, 1 + max_order + n] = np.maximum(hyp_len - n + 1, 0)
     return stats

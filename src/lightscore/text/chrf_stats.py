@@ -26,7 +26,7 @@ from lightscore.text.ngram_counts import (
     Sides,
     char_ids,
     clipped_matches,
-    ngram_counts,
+    ngram_tables,
     pack,
     segment_slices,
     segment_sums,
@@ -36,7 +36,7 @@ from lightscore.text.ngram_counts import (
 __all__ = ["chrf_score", "chrf_segment_stats", "chrf_signature", "remove_punctuation"]
 
 _PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_CHUNK = 4096
+_CHUNK = 256  # segments counted together: few enough for 32-bit keys up to 4-grams of characters
 _EPS = 1e-16
 
 
@@ -99,11 +99,13 @@ def _chunk_triples(sides: Sides, max_order: int) -> np.ndarray:
         return np.concatenate([_chunk_triples(low[2], max_order), _chunk_triples(high[2], max_order)], axis=1)
     out = np.zeros((n_refs, n_segments, max_order, 3), np.int64)
     hyp_len = enc.lengths[0]
-    for n in range(1, max_order + 1):
-        keys, counts = ngram_counts(enc.ids[0], hyp_len, n, enc.bits)
-        for r, (ids, lengths) in enumerate(zip(enc.ids[1:], enc.lengths[1:])):
+    hyp_tables = ngram_tables(enc.ids[0], hyp_len, max_order, enc.bits)
+    for r, (ids, lengths) in enumerate(zip(enc.ids[1:], enc.lengths[1:])):
+        ref_tables = ngram_tables(ids, lengths, max_order, enc.bits)
+        for n in range(1, max_order + 1):
+            keys, counts = hyp_tables[n - 1]
             ref_total = np.maximum(lengths - n + 1, 0)
-            matches = clipped_matches(keys, counts, *ngram_counts(ids, lengths, n, enc.bits))
+            matches = clipped_matches(keys, counts, *ref_tables[n - 1])
             # sacrebleu counts no hypothesis n-grams against a reference without any of this order
             out[r, :, n - 1, 0] = np.where(ref_total > 0, np.maximum(hyp_len - n + 1, 0), 0)
             out[r, :, n - 1, 1] = ref_total

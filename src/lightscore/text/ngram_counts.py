@@ -31,6 +31,7 @@ __all__ = [
     "clipped_matches",
     "max_counts",
     "ngram_counts",
+    "ngram_tables",
     "pack",
     "segment_slices",
     "segment_sums",
@@ -136,26 +137,41 @@ def pack(sides: Sides, max_order: int) -> Encoded | None:
     return Encoded([part.astype(np.uint64) for part in np.split(local, cuts)], lengths, bits, segment_bits)
 
 
-def ngram_keys(ids: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> np.ndarray:
-    """One packed key per n-gram of every segment: segment index, then the n ids (unsorted, uint64)."""
+def ngram_tables(
+    ids: np.ndarray, lengths: np.ndarray, max_order: int, bits: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`ngram_counts` for the orders 1..max_order, each order's keys built from the last one's.
+
+    >>> [counts.tolist() for _, counts in ngram_tables(np.array([1, 1, 1], np.uint64), np.array([3]), 2, 1)]
+    [[3], [2]]
+    """
     starts = np.cumsum(lengths) - lengths
     segment = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    position = np.arange(len(ids), dtype=np.int64) - starts[segment]
-    where = np.flatnonzero(position <= lengths[segment] - n)
-    keys = segment[where].astype(np.uint64) << np.uint64(n * bits)
-    for j in range(n):
-        keys |= ids[where + j] << np.uint64((n - 1 - j) * bits)
-    return keys
+    left = lengths[segment] - (np.arange(len(ids), dtype=np.int64) - starts[segment])  # tokens from here on
+    segment = segment.astype(np.uint64)
+    segment_bits = max(len(lengths) - 1, 0).bit_length()
+    body, tables = ids, []
+    for n in range(1, max_order + 1):
+        if n > 1:  # the n-gram at p: the (n-1)-gram at p, then token p + n - 1 (past a segment's end: unused)
+            body = (body[:-1] << np.uint64(bits)) | ids[n - 1 :]
+        keys = ((segment[: len(body)] << np.uint64(n * bits)) | body)[left[: len(body)] >= n]
+        if n * bits + segment_bits <= 32:  # 32-bit keys sort twice as fast; equal keys stay equal
+            keys = keys.astype(np.uint32)
+        tables.append(_run_lengths(np.sort(keys)))
+    return tables
 
 
 def ngram_counts(ids: np.ndarray, lengths: np.ndarray, n: int, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct n-grams of every segment (sorted keys) and how often each occurs.
+    """The distinct n-grams of every segment (sorted keys: segment index, then the n ids) and how often each occurs.
 
     >>> keys, counts = ngram_counts(np.array([1, 1, 1], np.uint64), np.array([3]), 1, 1)
     >>> keys.tolist(), counts.tolist()
     ([1], [3])
     """
-    keys = np.sort(ngram_keys(ids, lengths, n, bits))
+    return ngram_tables(ids, lengths, n, bits)[-1]
+
+
+def _run_lengths(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if len(keys) == 0:
         return keys, np.zeros(0, np.int64)
     firsts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))

@@ -1,0 +1,299 @@
+"""sacrebleu 2.6's translation edit rate (``sacrebleu.metrics.lib_ter``), exact, for many segments at once.
+
+sacrebleu scores one segment at a time: a greedy search that shifts word
+blocks while a shift lowers a beam-limited edit distance, each distance a
+Python loop over the cells of the matrix. Here the same search runs in rounds
+over all segments of a batch: in each round one numpy pass computes the
+distance and the edit trace of every segment's current hypothesis, Python
+lists each segment's shift candidates exactly as sacrebleu does (same order,
+same filters, same 1,000-candidate budget), and a second numpy pass scores all
+candidates of all segments. sacrebleu's cache of matrix rows changes no number
+(every hypothesis of one segment has the same length, so a cached row is the
+row it would compute), so leaving it out is exact. sacrebleu's own
+``trace_to_alignment`` and ``_perform_shift`` are used as they are.
+
+Three shortcuts are exact too: a hypothesis equal to its reference costs 0;
+when every word of one side is matched unchanged (the trace has no
+substitution, and only deletions or only insertions) no shift can pass
+sacrebleu's filters, so the search ends without listing candidates; and when
+the shorter side is a subsequence of the longer one along a path inside the
+beam, that is the case without running the matrix at all (the edits are the
+length difference).
+
+>>> edit_counts([(["a", "b", "c"], ["a", "c", "b"]), (["x"], [])])
+[1, 1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+__all__ = ["beam_distances", "edit_counts", "shifted_pairs"]
+
+_INF = int(1e16)  # sacrebleu's _INT_INFINITY
+_BEAM_WIDTH, _MAX_SHIFT_SIZE, _MAX_SHIFT_DIST, _MAX_CANDIDATES = 25, 10, 50, 1000
+_NOP, _SUB, _DEL, _INS, _UNDEF = range(5)
+_OP_CHARS = " sdix"  # sacrebleu's trace letters, in the codes' order
+_FLIP = str.maketrans("id", "di")  # sacrebleu's _flip_trace
+_MAX_CELLS = 1 << 22  # matrix cells per numpy pass: bounds memory for long segments
+
+
+def edit_counts(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[int]:
+    """sacrebleu's ``translation_edit_rate(hyp, ref)[0]`` (shifts plus edits) for each ``(hyp, ref)`` word pair.
+
+    Args:
+        pairs: Tokenized hypothesis and reference of each problem.
+
+    Returns:
+        The number of edits of each pair.
+
+    >>> edit_counts([(["a", "b"], ["a", "b"]), ([], ["a", "b"]), (["b", "a", "c"], ["a", "b"])])
+    [0, 2, 2]
+    """
+    result = [0] * len(pairs)
+    embedded = []  # (index, hyp, ref, cut): the shorter side is a subsequence of the longer
+    for k, (hyp, ref) in enumerate(pairs):
+        hyp, ref = list(hyp), list(ref)
+        if not ref or not hyp:
+            result[k] = len(hyp) or len(ref)
+        elif hyp != ref:
+            embedded.append((k, hyp, ref, _subsequence(hyp, ref) if len(hyp) < len(ref) else _subsequence(ref, hyp)))
+    inside = _in_beam([(len(h), len(r), cut) for _, h, r, cut in embedded if cut is not None])
+    todo = []  # [index, hyp ids, ref ids, shifts, checked candidates]
+    vocab: dict[str, int] = {}
+    for k, hyp, ref, cut in embedded:
+        if cut is not None and next(inside):
+            result[k] = abs(len(hyp) - len(ref))
+            continue
+        for word in dict.fromkeys(hyp + ref):
+            vocab.setdefault(word, len(vocab))
+        todo.append([k, list(map(vocab.__getitem__, hyp)), list(map(vocab.__getitem__, ref)), 0, 0])
+    while todo:
+        todo = _round(todo, result)
+    return result
+
+
+def _round(todo: list[list], result: list[int]) -> list[list]:
+    """One step of sacrebleu's ``while True`` shift loop for every unfinished pair; returns those still shifting."""
+    scores, traces = beam_distances([(t[1], t[2]) for t in todo], traces=True)
+    listed = []  # (problem, pre_score, candidates)
+    for t, pre_score, trace in zip(todo, scores, traces):
+        candidates, t[4] = _candidates(t[1], t[2], trace, t[4])
+        if candidates:
+            listed.append((t, pre_score, candidates))
+        else:  # no candidate: sacrebleu's _shift returns delta 0 and the loop ends
+            result[t[0]] = t[3] + pre_score
+    distances = iter(beam_distances([(c[3], t[2]) for t, _, cands in listed for c in cands])[0])
+    going = []
+    for t, pre_score, candidates in listed:
+        # sacrebleu keeps the largest (score, length, -start_h, -idx, words): the first of equal keys
+        best, best_key = None, None
+        for (length, start_h, idx, words), distance in zip(candidates, distances):
+            key = (pre_score - distance, length, -start_h, -idx)
+            if best_key is None or key > best_key:
+                best, best_key = words, key
+        if t[4] >= _MAX_CANDIDATES or best_key[0] <= 0:
+            result[t[0]] = t[3] + pre_score
+        else:
+            t[1], t[3] = best, t[3] + 1
+            going.append(t)
+    return going
+
+
+def _subsequence(short: list[str], long: list[str]) -> list[int] | None:
+    """The 1-based positions in ``long`` of the leftmost embedding of ``short``, None if it is not a subsequence."""
+    at, cut = -1, []
+    try:
+        for word in short:
+            at = long.index(word, at + 1)
+            cut.append(at + 1)
+    except ValueError:
+        return None
+    return cut
+
+
+def _in_beam(items: list[tuple[int, int, list[int]]]) -> Iterator[bool]:
+    """For each ``(hypothesis length, reference length, embedding)``: whether its path stays inside sacrebleu's beam.
+
+    On such a path every word of the shorter side is matched unchanged, so the beam distance is the
+    length difference and no shift passes sacrebleu's filters: the edits are the length difference.
+    (When the leftmost embedding leaves the beam, the caller runs the full search.) One numpy pass
+    checks every matrix row the paths cross.
+    """
+    if not items:
+        return iter(())
+    n_h = np.array([h for h, _, _ in items], np.int64)
+    n_r = np.array([r for _, r, _ in items], np.int64)
+    owner = np.repeat(np.arange(len(items)), n_h)
+    row = np.arange(len(owner)) - np.repeat(np.cumsum(n_h) - n_h, n_h) + 1  # 1..n_h per item
+    first, last = np.empty(len(owner), np.int64), np.empty(len(owner), np.int64)
+    start = 0
+    for (h, r, cut), stop in zip(items, np.cumsum(n_h).tolist()):
+        if h < r:  # the hypothesis is embedded: row i runs along the reference from cut[i-1] to cut[i] - 1
+            first[start:stop] = cut
+            last[start:stop] = cut[1:] + [r + 1]
+            last[start:stop] -= 1
+        else:  # the reference is embedded: one cell per row, the reference words matched so far
+            column = np.zeros(h + 1, np.int64)
+            column[cut] = 1
+            first[start:stop] = last[start:stop] = np.cumsum(column)[1:]
+        start = stop
+    ratio = (n_r / n_h)[owner]
+    beam = np.where(_BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + _BEAM_WIDTH), _BEAM_WIDTH).astype(np.int64)
+    diag = np.floor(row * ratio).astype(np.int64)
+    ends = n_r[owner] + 1
+    high = np.where(row == n_h[owner], ends, np.minimum(ends, diag + beam))
+    outside = (first < np.maximum(0, diag - beam)) | (last >= high)
+    return iter((np.bincount(owner, weights=outside, minlength=len(items)) == 0).tolist())
+
+
+def _candidates(hyp: list[int], ref: list[int], trace: str, checked: int) -> tuple[list[tuple], int]:
+    """sacrebleu's ``_shift`` up to scoring: its candidates ``(length, start_h, idx, shifted words)``, in order."""
+    from sacrebleu.metrics.lib_ter import _perform_shift, trace_to_alignment
+
+    if "s" not in trace and ("i" not in trace or "d" not in trace):
+        return [], checked  # one side is matched word for word: every candidate fails a filter
+    align, ref_err, hyp_err = trace_to_alignment(trace.translate(_FLIP))
+    out = []
+    for start_h, start_r, length in shifted_pairs(hyp, ref):
+        if not any(hyp_err[start_h : start_h + length]) or not any(ref_err[start_r : start_r + length]):
+            continue
+        if start_h <= align[start_r] < start_h + length:
+            continue
+        prev_idx = -1
+        for offset in range(-1, length):
+            if start_r + offset == -1:
+                idx = 0
+            elif start_r + offset in align:
+                idx = align[start_r + offset] + 1
+            else:
+                break
+            if idx == prev_idx:
+                continue
+            prev_idx = idx
+            out.append((length, start_h, idx, _perform_shift(hyp, start_h, length, idx)))
+            checked += 1
+        if checked >= _MAX_CANDIDATES:
+            break
+    return out, checked
+
+
+def shifted_pairs(hyp: Sequence, ref: Sequence) -> Iterator[tuple[int, int, int]]:
+    """sacrebleu's ``_find_shifted_pairs``, in its order, visiting only the reference positions of equal words.
+
+    >>> list(shifted_pairs("abc", "bcx"))
+    [(1, 0, 1), (1, 0, 2), (2, 1, 1)]
+    """
+    where: dict = {}
+    for j, word in enumerate(ref):
+        where.setdefault(word, []).append(j)
+    n_h, n_r = len(hyp), len(ref)
+    for start_h, word in enumerate(hyp):
+        for start_r in where.get(word, ()):
+            if abs(start_r - start_h) > _MAX_SHIFT_DIST:
+                continue
+            length = 0
+            while hyp[start_h + length] == ref[start_r + length] and length < _MAX_SHIFT_SIZE:
+                length += 1
+                yield start_h, start_r, length
+                if n_h == start_h + length or n_r == start_r + length:
+                    break
+
+
+def beam_distances(pairs: Sequence[tuple[Sequence[int], Sequence[int]]], traces: bool = False) -> tuple[list, list]:
+    """sacrebleu's ``BeamEditDistance(ref)(hyp)`` of each ``(hyp ids, ref ids)`` pair (both non-empty).
+
+    Args:
+        pairs: Integer word ids of the hypothesis and the reference.
+        traces: Also return each pair's trace of edit operations (sacrebleu's string).
+
+    Returns:
+        The distances, and the traces (empty list unless ``traces``).
+
+    >>> beam_distances([([1, 2, 3], [1, 3]), ([5], [6, 5])], traces=True)
+    ([1, 1], [' d ', 'i '])
+    """
+    order = sorted(range(len(pairs)), key=lambda k: (len(pairs[k][0]), len(pairs[k][1])))
+    distances, out_traces = [0] * len(pairs), [""] * len(pairs) if traces else []
+    start = 0
+    while start < len(order):
+        stop = start + 1
+        rows, cols = len(pairs[order[start]][0]), len(pairs[order[start]][1])
+        while stop < len(order) and stop - start < 1024:
+            h, r = max(rows, len(pairs[order[stop]][0])), max(cols, len(pairs[order[stop]][1]))
+            if (stop - start + 1) * (h + 1) * (r + 1) > _MAX_CELLS:
+                break
+            rows, cols, stop = h, r, stop + 1
+        group = order[start:stop]
+        values, ops = _beam_group([pairs[k] for k in group], rows, cols, traces)
+        for n, k in enumerate(group):
+            distances[k] = values[n]
+            if traces:
+                out_traces[k] = _trace(ops[n], len(pairs[k][0]), len(pairs[k][1]))
+        start = stop
+    return distances, out_traces
+
+
+def _beam_group(pairs: list, rows: int, cols: int, want_ops: bool) -> tuple[list[int], np.ndarray | None]:
+    """The beam edit distance of pairs padded to ``rows`` x ``cols``, row by row, every pair at once."""
+    n = len(pairs)
+    hyp = np.full((n, rows), -1, np.int64)
+    ref = np.full((n, cols), -2, np.int64)
+    for k, (h, r) in enumerate(pairs):
+        hyp[k, : len(h)], ref[k, : len(r)] = h, r
+    n_h = np.array([len(h) for h, _ in pairs], np.int64)
+    n_r = np.array([len(r) for _, r in pairs], np.int64)
+    ratio = n_r / n_h
+    beam = np.where(_BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + _BEAM_WIDTH), _BEAM_WIDTH).astype(np.int64)
+    j = np.arange(cols + 1)
+    prev = np.where(j <= n_r[:, None], j, _INF)  # row 0: j insertions
+    ops = np.full((n, rows + 1, cols + 1), _UNDEF, np.int8) if want_ops else None
+    if want_ops:
+        ops[:, 0, :] = _INS
+    values = n_r.copy()
+    for i in range(1, rows + 1):
+        diag = np.floor(i * ratio).astype(np.int64)
+        low = np.maximum(0, diag - beam)
+        high = np.where(i == n_h, n_r + 1, np.minimum(n_r + 1, diag + beam))
+        inside = (j >= low[:, None]) & (j < high[:, None])
+        differ = hyp[:, i - 1, None] != ref
+        sub = prev[:, :-1] + differ
+        delete = prev + 1
+        best = np.minimum(np.minimum(sub, delete[:, 1:]), _INF)
+        first = np.concatenate((delete[:, :1], best), axis=1)  # column 0 can only delete
+        # insertions chain along the row: cell j = min over k <= j of first[k] + (j - k)
+        row = np.where(inside, first, _INF)
+        row = np.where(inside, np.minimum.accumulate(row - j, axis=1) + j, _INF)
+        if want_ops:
+            insert = row[:, :-1] + 1
+            op = np.where(sub < _INF, np.where(differ, _SUB, _NOP), _UNDEF)
+            op = np.where(delete[:, 1:] < np.minimum(sub, _INF), _DEL, op)
+            op = np.where(insert < best, _INS, op)
+            ops[:, i, 0] = _DEL
+            ops[:, i, 1:] = op
+            ops[:, i] = np.where(inside, ops[:, i], _UNDEF)
+        live = i <= n_h
+        prev = np.where(live[:, None], row, prev)
+        last = i == n_h
+        values[last] = row[last, n_r[last]]
+    return values.tolist(), ops
+
+
+def _trace(ops: np.ndarray, n_h: int, n_r: int) -> str:
+    """sacrebleu's backtrace from the bottom-right cell (its trace string, first operation first)."""
+    out = []
+    i, j = n_h, n_r
+    while i > 0 or j > 0:
+        op = ops.item(i, j)
+        out.append(_OP_CHARS[op])
+        if op <= _SUB:
+            i, j = i - 1, j - 1
+        elif op == _INS:
+            j -= 1
+        elif op == _DEL:
+            i -= 1
+        else:
+            raise AssertionError(f"TransTER: no edit operation at cell ({i}, {j})")
+    return "".join(reversed(out))
