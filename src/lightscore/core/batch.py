@@ -26,16 +26,19 @@ class RowError(ValueError):
 
     ``update`` sees values, not utterance ids: it raises ``RowError(row, message)``
     and the road that fed the batch (a callback step or SCP files) turns the row
-    into the utterance id.
+    into the utterance id. ``metric`` (optional) names the metric when the error
+    is read without `feed` (which names it itself).
 
     >>> str(RowError(2, "hyp x.wav: not a WAV file"))
     'row 2 of the batch: hyp x.wav: not a WAV file'
+    >>> str(RowError(0, "bad text", metric="WER.update()"))
+    'WER.update(): row 0 of the batch: bad text'
     """
 
-    def __init__(self, row: int, message: str) -> None:
+    def __init__(self, row: int, message: str, metric: str = "") -> None:
         self.row = row
         self.message = message
-        super().__init__(f"row {row} of the batch: {message}")
+        super().__init__(f"{f'{metric}: ' if metric else ''}row {row} of the batch: {message}")
 
 
 def check_lengths(values: Mapping[str, Sized], what: str) -> int:
@@ -53,19 +56,25 @@ def check_lengths(values: Mapping[str, Sized], what: str) -> int:
     return next(iter(lengths.values()), 0)
 
 
-def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
+def check_batch(metric: BaseMetric, values: dict[str, Any]) -> None:
     """Raise ValueError unless ``values`` is one well-formed batch for ``metric``.
 
-    The one batch check, run by every ``update``: declared names only, every
-    required input present, each a list or tuple, equal lengths, and the values
-    of a ``text`` input strings.
+    The one batch check, run by every ``update`` (so by every road: the callback,
+    ``__call__`` and ``measure()``): declared names only, every required input
+    present, each a list or tuple, equal lengths, and the values of a ``text``
+    input strings that are valid Unicode (a lone surrogate such as ``"\\ud800"``
+    could be scored but never written as UTF-8, so it is refused here, naming the
+    row; `feed` turns the row into the utterance id). A text value that is a
+    ``str`` subclass (``numpy.str_``, as ``default_collate`` leaves it) is a
+    string: ``values`` then gets a list of plain ``str`` in its place.
 
     Args:
         metric: The metric the batch is for.
-        values: Input name -> one value per row.
+        values: Input name -> one value per row (the keyword arguments of ``update``).
 
     Raises:
-        ValueError: naming the metric, the input and what is wrong.
+        ValueError: naming the metric, the input and what is wrong; a `RowError`
+            (a ValueError) for a text value that is not valid Unicode.
 
     >>> from lightscore.metrics import WER
     >>> check_batch(WER(), {"ref": ["a"], "hyp": ["a", "b"]})
@@ -76,6 +85,10 @@ def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
     Traceback (most recent call last):
     ...
     ValueError: lightscore.metrics.error_rate.WER.update(): input 'hyp' is text, but row 0 is a int (3)
+    >>> check_batch(WER(), {"ref": ["a", "b"], "hyp": ["a", "b\\ud800"]})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    lightscore.core.batch.RowError: ...WER.update(): row 1 of the batch: input 'hyp' holds a lone surrogate ...
     """
     name = metric_name(metric)
     declared = {f.name: f for f in metric.inputs}
@@ -88,11 +101,32 @@ def check_batch(metric: BaseMetric, values: Mapping[str, Any]) -> None:
         if not field.optional and key not in values:
             raise ValueError(f"{name}.update(): required input {key!r} is missing")
     check_lengths(values, f"{name}.update(): inputs")
-    for key, value in values.items():
-        if declared[key].kind == "text" and not all(type(v) is str for v in value):
-            row = next(i for i, v in enumerate(value) if not isinstance(v, str))
-            kind, shown = type(value[row]).__name__, reprlib.repr(value[row])
-            raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
+    for key in [k for k in values if declared[k].kind == "text"]:
+        values[key] = _plain_texts(name, key, values[key])
+
+
+def _plain_texts(name: str, key: str, value: Sequence[Any]) -> Sequence[str]:
+    """``value`` checked as text: as it is when every row is a plain ``str``, else a list of plain ``str``."""
+    if not all(type(v) is str for v in value):
+        for row, v in enumerate(value):
+            if not isinstance(v, str):
+                kind, shown = type(v).__name__, reprlib.repr(v)
+                raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
+        # str.__str__ copies a subclass's characters into a plain str, whatever the subclass overrides.
+        value = [str.__str__(v) for v in value]
+    try:
+        "".join(value).encode("utf-8")  # one pass over the batch; rows are looked at only when it fails
+    except UnicodeEncodeError:
+        for row, v in enumerate(value):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                message = (
+                    f"input {key!r} holds a lone surrogate {v[e.start]!r} at character {e.start}, "
+                    "which is not valid Unicode and cannot be written as UTF-8"
+                )
+                raise RowError(row, message, metric=f"{name}.update()") from None
+    return value
 
 
 def feed(

@@ -34,10 +34,7 @@ from lightning.pytorch.utilities import rank_zero_warn
 from lightning.pytorch.utilities.warnings import PossibleUserWarning
 
 from lightscore.core.batch import check_lengths, feed
-from lightscore.core.distributed import gather_outcomes
-from lightscore.core.merge import merged_result
 from lightscore.core.metric import BaseMetric
-from lightscore.io.atomic import check_writable
 from lightscore.lightning.args import (
     STAGES,
     as_named,
@@ -47,20 +44,16 @@ from lightscore.lightning.args import (
     input_keys,
     prefixes,
 )
+from lightscore.lightning.columns import step_columns, step_ids
+from lightscore.lightning.epoch_end import STEP, EpochEnd
 from lightscore.lightning.padding import eval_loaders, expected_rows, inexact_cause, rows_to_score
-from lightscore.lightning.samples import Sample, WorstSamples, log_samples, worst
-from lightscore.lightning.tally import Row, Tally, epoch_payload, merged_rows
-from lightscore.scp.files import check_utt_id, write_scp
+from lightscore.lightning.samples import Sample, WorstSamples
+from lightscore.lightning.tally import SavedRow, Tally
 
 __all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
 
-STEP = {"validate": "validation_step", "test": "test_step"}
 
-
-# -- the callback --------------------------------------------------------------------
-
-
-class MetricCallback(Callback):
+class MetricCallback(EpochEnd, Callback):
     """Score the outputs of ``validation_step`` / ``test_step`` with lightscore metrics and log them.
 
     Args:
@@ -86,7 +79,10 @@ class MetricCallback(Callback):
             step's utterance ids. 0 (default) logs none.
 
     ``results`` holds the last results of each stage by logged name, for
-    example ``results["validate"]["val/WER"]``.
+    example ``results["validate"]["val/WER"]`` (in the processes that ran the
+    loop: under ``ddp_spawn`` the main process's callback is a copy that never
+    ran; read ``trainer.callback_metrics`` there). The epoch end itself (gather,
+    merge, save, log) is `lightscore.lightning.epoch_end.EpochEnd`.
 
     >>> from lightscore.metrics import WER
     >>> MetricCallback(WER(), inputs={"hyp": "prediction"}).inputs
@@ -122,6 +118,7 @@ class MetricCallback(Callback):
         self._loaders: dict[str, list[Any]] = {}
         self._warned: set[tuple[str, int]] = set()
         self._held: tuple[str, int] | None = None  # the (stage, dataloader) whose state the metrics hold
+        self._ran: set[str] = set()  # the stages whose evaluation loop ran on this rank in this trainer call
 
     # -- hooks -------------------------------------------------------------------------
 
@@ -135,6 +132,7 @@ class MetricCallback(Callback):
         ``lightscore/<metric>``, so numbers made with different settings are
         never taken for comparable.
         """
+        self._ran = set()
         names = "|".join(re.escape(p + f.name) for p in self.prefix.values() for f in self._outputs())
         pattern = rf"It is recommended to use `self\.log\('(?:{names})(?:/dataloader_idx_\d+)?'"
         warnings.filterwarnings("ignore", message=pattern, category=PossibleUserWarning)
@@ -154,6 +152,27 @@ class MetricCallback(Callback):
             for name, metric in self.metrics.items()
             if callable(getattr(metric, "settings", None))
         }
+
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        """When training starts, every rank in step: refuse validation dataloaders that give some rank no batch.
+
+        Lightning skips validation on such a rank, hooks included, and the
+        other ranks would wait for it at the epoch end; this way every rank
+        raises the same error at once (`EpochEnd.check_every_rank_validates`).
+        """
+        self.check_every_rank_validates(trainer)
+
+    def teardown(self, trainer: pl.Trainer, pl_module: pl.LightningModule, stage: str) -> None:
+        """When ``validate()`` or ``test()`` ends: a rank Lightning skipped (no batch) tells the others why.
+
+        The ranks that ran wait for it in their epoch-end gather; it joins that
+        gather with its error, so every rank raises the same error instead of
+        waiting (`EpochEnd.join_if_skipped`). An empty dataset on one device is
+        an error too, not a silently missing result.
+        """
+        stage = getattr(stage, "value", stage)  # Lightning passes its TrainerFn enum
+        if stage in STEP:
+            self.join_if_skipped(stage, trainer)
 
     def on_validation_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         """When a validation epoch begins (not the sanity check): start empty tallies."""
@@ -206,6 +225,7 @@ class MetricCallback(Callback):
     def _start(self, stage: str, trainer: pl.Trainer) -> None:
         if self._skips(stage, trainer):
             return
+        self._ran.add(stage)
         self._tallies[stage] = {}
         if self._held is not None and self._held[0] == stage:
             self._held = None  # that state belonged to the last epoch; the first batch resets the metrics
@@ -320,70 +340,6 @@ class MetricCallback(Callback):
                 if shown is not None:
                     keeper.add(Sample(ids[i], *shown))
 
-    def _finish(self, stage: str, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if self._skips(stage, trainer):
-            return
-        self._park()
-        tallies = self._tallies.pop(stage, {})
-        for tally in tallies.values():
-            tally.check_rows(STEP[stage])
-        failed = next((t.error for t in tallies.values() if t.error is not None), None)
-        if failed is None and self._saves(stage) and trainer.is_global_zero:
-            failed = self._unwritable_save_dir()  # found before the gather, so every rank raises it
-        mine = failed or {idx: epoch_payload(t) for idx, t in tallies.items()}
-        # The epoch's only collective, also on a rank with no batch: every rank's states and rows, or its error.
-        [gathered] = gather_outcomes([mine])
-        for payload in gathered:
-            if isinstance(payload, BaseException):
-                raise payload
-        seen = sorted({idx for payload in gathered for idx in payload})
-        count = max(len(self._loaders.get(stage, [])), seen[-1] + 1 if seen else 0)
-        results: dict[str, float] = {}
-        problems: list[str] = []
-        for idx in seen:
-            payloads = [payload[idx] for payload in gathered if idx in payload]
-            if self._saves(stage):  # checked on every rank, so every rank raises alike
-                rows = merged_rows(payloads, f"the {stage} dataloader {idx}")
-                if trainer.is_global_zero:
-                    self._save(self._test_name(stage, idx, count), rows)
-            suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
-            if self.log_samples:
-                self._log_worst(stage, trainer, payloads, suffix)
-            for name, metric in self.metrics.items():
-                try:
-                    values = merged_result(metric, [p["states"][name] for p in payloads])
-                except ValueError as e:
-                    problems.append(f"{name} on {stage} dataloader {idx}: {e}")
-                    continue
-                results.update({f"{self.prefix[stage]}{key}{suffix}": value for key, value in values.items()})
-        self.results[stage] = results
-        _log(pl_module, results)
-        if problems:
-            raise ValueError("MetricCallback: " + "; ".join(problems))
-
-    def _unwritable_save_dir(self) -> Exception | None:
-        """An OSError naming ``save_dir`` when rank 0 cannot write into it, else None."""
-        try:
-            self.save_dir.mkdir(parents=True, exist_ok=True)
-            check_writable(self.save_dir)
-        except OSError as e:
-            return OSError(f"MetricCallback: rank 0 cannot write the scored rows into save_dir {self.save_dir}: {e}")
-        return None
-
-    def _log_worst(self, stage: str, trainer: pl.Trainer, payloads: list[dict[str, Any]], suffix: str) -> None:
-        """Log each sampled metric's worst utterances of all ranks, once, from rank 0."""
-        for key in self._sampled():
-            rows = worst((p["samples"][key] for p in payloads), self.log_samples)
-            name = getattr(self.metrics[key], "name", key)
-            tag = f"{self.prefix[stage]}{name}_worst{suffix}"
-            self.samples[tag] = rows
-            if trainer.is_global_zero:
-                unknown = log_samples(trainer.loggers, tag, rows, trainer.current_epoch, trainer.global_step)
-                names = sorted({type(logger).__name__ for logger in unknown} - self._warned_loggers)
-                if names:
-                    self._warned_loggers.update(names)
-                    rank_zero_warn(f"MetricCallback: log_samples does not know the logger(s) {', '.join(names)}")
-
     # -- helpers -------------------------------------------------------------------------
 
     def _outputs(self) -> list[Any]:
@@ -391,42 +347,16 @@ class MetricCallback(Callback):
 
     def _columns(self, stage: str, outputs: Any) -> dict[str, Sequence[Any]]:
         """The step's values of every declared input it returned, each a list with one value per row."""
-        step = STEP[stage]
-        if not isinstance(outputs, Mapping):
-            raise TypeError(
-                f"MetricCallback: {step} must return a dict with the keys {_keys(self.inputs.values())}, "
-                f"got {type(outputs).__name__}"
-            )
-        columns = {}
-        for name, key in self.inputs.items():
-            if key in outputs:
-                columns[name] = outputs[key]
-            elif self._required(name):
-                raise ValueError(
-                    f"MetricCallback: {step} returned no {key!r} (for input {name!r}); "
-                    f"it returned the keys {_keys(outputs)}"
-                )
-        if not columns:
-            raise ValueError(f"MetricCallback: {step} returned none of {_keys(self.inputs.values())}")
-        return columns
+        return step_columns(STEP[stage], self.inputs, outputs, self._required)
 
     def _required(self, name: str) -> bool:
         return any(f.name == name and not f.optional for m in self.metrics.values() for f in m.inputs)
 
     def _ids(self, stage: str, outputs: Mapping, keep: int) -> list[str] | None:
         """The step's first ``keep`` utterance ids (None when it returns none and none are needed)."""
-        if self.utt_id_key not in outputs:
-            if self._saves(stage):
-                raise ValueError(
-                    f"MetricCallback: save_dir needs utterance ids, but {STEP[stage]} returned no "
-                    f"{self.utt_id_key!r}; it returned the keys {_keys(outputs)}"
-                )
-            return None
-        ids = _column(STEP[stage], self.utt_id_key, outputs[self.utt_id_key])
-        where = f"{STEP[stage]} output {self.utt_id_key!r}"
-        return [check_utt_id(str(utt_id), where) for utt_id in ids[:keep]]
+        return step_ids(STEP[stage], self.utt_id_key, outputs, keep, "save_dir" if self._saves(stage) else None)
 
-    def _rows(self, stage: str, ids: list[str], columns: dict[str, Sequence[Any]], keep: int) -> list[Row]:
+    def _rows(self, stage: str, ids: list[str], columns: dict[str, Sequence[Any]], keep: int) -> list[SavedRow]:
         """The first ``keep`` rows to save: utterance id and the text of each text input."""
         texts = [name for name in columns if name in self._text_inputs()]
         return [(ids[i], {n: columns[n][i] for n in texts}) for i in range(keep)]
@@ -434,42 +364,8 @@ class MetricCallback(Callback):
     def _text_inputs(self) -> set[str]:
         return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text"}
 
-    def _test_name(self, stage: str, idx: int, count: int) -> str:
-        names = self.test_names.get(stage)
-        if names is not None and idx < len(names):
-            return names[idx]
-        return stage if count == 1 else f"{stage}_dataloader_idx_{idx}"
-
-    def _save(self, test_name: str, rows: list[Row]) -> None:
-        """Write one SCP file per saved input under ``save_dir / test_name``, atomically."""
-        test_dir = self.save_dir / test_name
-        for name in sorted({n for _, values in rows for n in values}):
-            write_scp(test_dir / f"{name}.scp", ((utt_id, v[name]) for utt_id, v in rows if name in v))
-
-
-def _column(step: str, key: str, values: Any) -> Sequence[Any]:
-    if not isinstance(values, (list, tuple)):
-        raise ValueError(
-            f"MetricCallback: {step} returned {key!r} as {type(values).__name__}; "
-            "return a list with one value per row of the batch"
-        )
-    return values
-
 
 def _in_context(error: Exception, where: str) -> Exception:
     """A ValueError, TypeError or RuntimeError (as ``error`` was) whose text starts with ``where``."""
     kind = next((k for k in (ValueError, TypeError) if isinstance(error, k)), RuntimeError)
     return kind(f"{where}: {error}")
-
-
-def _keys(keys: Any) -> str:
-    return ", ".join(repr(k) for k in keys) or "(none)"
-
-
-def _log(pl_module: pl.LightningModule, results: dict[str, float]) -> None:
-    """Log each result on this rank; float64 keeps the exact value a float32 tensor would round."""
-    import torch
-
-    for name, value in results.items():
-        value = torch.tensor(value, dtype=torch.float64)
-        pl_module.log(name, value, sync_dist=False, batch_size=1, add_dataloader_idx=False)

@@ -3,8 +3,8 @@
 Lightning's default ``DistributedSampler`` pads each rank's share by repeating
 samples, so every rank has the same number of batches. `rows_to_score` says
 how many leading rows of a rank are real; `inexact_cause` says why a loader's
-rows might not be scored exactly once; `eval_loaders` finds the loaders of the
-running evaluation loop.
+rows might not be scored exactly once; `eval_loaders` and `eval_batches` find the
+loaders of the running evaluation loop and how many batches each gives this rank.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from lightning.pytorch.trainer.states import TrainerFn
 from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, IterableDataset
 
-__all__ = ["eval_loaders", "expected_rows", "inexact_cause", "rows_to_score"]
+__all__ = ["eval_batches", "eval_loaders", "eval_loop", "expected_rows", "inexact_cause", "rows_to_score"]
 
 
 def _index_sampler(loader: Any) -> Any:
@@ -76,18 +76,32 @@ def inexact_cause(loader: Any, world_size: int) -> str | None:
     return None
 
 
-def eval_loaders(trainer: Any, stage: str) -> list[Any]:
-    """The running evaluation loop's dataloaders, as Lightning prepared them (its sampler injected)."""
+def eval_loop(trainer: Any, stage: str) -> Any:
+    """The evaluation loop that runs ``stage`` now (``trainer.validate()``'s, fit's validation, or test's)."""
     # trainer.val_dataloaders still returns fit()'s loaders inside a later trainer.validate(),
     # so ask the loop that runs now.
     if stage == "test":
-        loop = trainer.test_loop
-    elif trainer.state.fn == TrainerFn.VALIDATING:
-        loop = trainer.validate_loop
-    else:
-        loop = trainer.fit_loop.epoch_loop.val_loop
-    combined = getattr(loop, "_combined_loader", None)
+        return trainer.test_loop
+    if trainer.state.fn == TrainerFn.VALIDATING:
+        return trainer.validate_loop
+    return trainer.fit_loop.epoch_loop.val_loop
+
+
+def eval_loaders(trainer: Any, stage: str) -> list[Any]:
+    """The running evaluation loop's dataloaders, as Lightning prepared them (its sampler injected)."""
+    combined = getattr(eval_loop(trainer, stage), "_combined_loader", None)
     return list(combined.flattened) if combined is not None else []
+
+
+def eval_batches(trainer: Any, stage: str) -> list[float] | None:
+    """Batches this rank gets from each dataloader of ``stage``'s loop, or None before its data is set up.
+
+    Lightning skips an evaluation loop whose batches sum to 0 on a rank, hooks included.
+    """
+    loop = eval_loop(trainer, stage)
+    if getattr(loop, "_combined_loader", None) is None:
+        return None
+    return [float(n) for n in loop.max_batches]
 
 
 def expected_rows(loader: Any) -> tuple[int, int] | None:

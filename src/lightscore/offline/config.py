@@ -14,6 +14,7 @@ the functions that need them.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 from collections.abc import Mapping, Sequence
@@ -25,7 +26,8 @@ from lightscore.core.contract import check_metric_contract, check_metric_inputs,
 from lightscore.core.metric import BaseMetric
 from lightscore.core.targets import build_target, one_line
 from lightscore.offline.dataset_columns import DatasetColumns, audio_options
-from lightscore.scp.files import check_utt_id
+from lightscore.offline.yaml_bounds import check_expansion
+from lightscore.scp.lines import check_name
 
 __all__ = [
     "DATASET_PREFIX",
@@ -97,6 +99,7 @@ def load_config(config: Any, overrides: Sequence[str] = ()) -> tuple[Any, str]:
         where = str(config)
         if not Path(config).is_file():
             raise FileNotFoundError(f"{where}: no such config file")
+        check_expansion(Path(config), where)
         try:
             config = OmegaConf.load(config)
         except Exception as e:
@@ -152,8 +155,9 @@ def find_test_sets(cfg: Any, inference_dir: Path, where: str) -> list[TestSet]:
     if not isinstance(dataset, Mapping) or not isinstance(dataset.get("test", []), list):
         raise ValueError(f"{where}: dataset.test must be a list of {{name: ..., dataset: {{...}}}}, got {dataset!r}")
     if "test" not in dataset:
-        names = sorted(p.name for p in inference_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
-        tests = [TestSet(check_utt_id(n, f"{where}: {inference_dir}", what="test set name")) for n in names]
+        # A folder whose name is not a plain token (`my dir`) fails its own pairs (resolve_inputs), not the run.
+        names = sorted(p.name for p in _folders(inference_dir, where) if not p.name.startswith("."))
+        tests = [TestSet(n) for n in names]
     else:
         idx_key = str(dataset.get("idx_key", "utt_id"))
         tests = [_listed_test(item, f"{where}: dataset.test[{i}]", idx_key) for i, item in enumerate(dataset["test"])]
@@ -175,10 +179,26 @@ def find_test_sets(cfg: Any, inference_dir: Path, where: str) -> list[TestSet]:
     return tests
 
 
+def _folders(inference_dir: Path, where: str) -> list[Path]:
+    """The sub-folders of ``inference_dir``; one that vanishes while listed (``/proc``) is left out."""
+    try:
+        entries = list(inference_dir.iterdir())
+    except OSError as e:
+        raise ValueError(f"{where}: inference_dir {str(inference_dir)!r} cannot be listed: {e.strerror}") from None
+    folders = []
+    for path in entries:
+        with contextlib.suppress(OSError):
+            if path.is_dir():
+                folders.append(path)
+    return folders
+
+
 def _listed_test(item: Any, where: str, idx_key: str) -> TestSet:
     if not isinstance(item, Mapping) or "name" not in item:
         raise ValueError(f"{where}: expected {{name: ..., dataset: {{_target_: ...}}}}, got {item!r}")
-    name = check_utt_id(str(item["name"]), where, what="test set name")
+    if not isinstance(item["name"], str):
+        raise ValueError(f"{where}.name must be a string (the test set's folder name), got {item['name']!r}")
+    name = check_name(item["name"], "test set name", where)
     if not isinstance(item.get("dataset"), (Mapping, type(None))):
         raise ValueError(f"{where}.dataset: expected {{_target_: ..., ...}}, got {item['dataset']!r}")
     return TestSet(name, item.get("dataset"), str(item.get("idx_key", idx_key)))
@@ -225,9 +245,11 @@ def build_entry(node: Any, tests: Sequence[TestSet], where: str) -> Entry:
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(ENTRY_KEYS)})")
     applied = _apply_to(_plain(node.get("apply_to")), tests, where)
+    inputs = _plain(node.get("inputs"))
+    _check_bindings(inputs, where)
     metric = build_metric(node.metric, where)
     try:
-        sources = check_metric_inputs(metric, {"inputs": _plain(node.get("inputs"))})
+        sources = check_metric_inputs(metric, {"inputs": inputs})
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
     by_name = {t.name: t for t in tests}
@@ -250,12 +272,26 @@ def build_entry(node: Any, tests: Sequence[TestSet], where: str) -> Entry:
     return Entry(key, metric, sources, applied)
 
 
+def _check_bindings(inputs: Any, where: str) -> None:
+    """Refuse an ``inputs:`` source or name that is not a string (``ref: null`` would read ``None.scp``)."""
+    pairs = inputs.items() if isinstance(inputs, Mapping) else enumerate(inputs) if isinstance(inputs, list) else ()
+    for key, source in pairs:
+        if not isinstance(source, str):
+            what = f"inputs.{key}" if isinstance(inputs, Mapping) else f"inputs[{key}]"
+            shown = "null" if source is None else repr(source)
+            raise ValueError(f"{where}: {what} must be a file stem (hyp) or dataset:<column>, got {shown}")
+
+
 def _apply_to(apply_to: Any, tests: Sequence[TestSet], where: str) -> list[str]:
     names = [t.name for t in tests]
     if apply_to is None:
         return names
     if not isinstance(apply_to, list):
         raise ValueError(f"{where}: apply_to must be a list of test set names, got {apply_to!r}")
+    if not apply_to:
+        raise ValueError(
+            f"{where}: apply_to is empty, so the entry would score nothing; leave it out for every test set"
+        )
     unknown = [str(n) for n in apply_to if n not in names]
     if unknown:
         known = ", ".join(names)
@@ -298,8 +334,8 @@ def build_metric(node: Any, where: str) -> BaseMetric:
 def _check_source(source: str, where: str) -> str | None:
     """Check a source; return the column of a ``dataset:<column>`` source, else None."""
     if source.startswith(DATASET_PREFIX):
-        return check_utt_id(source[len(DATASET_PREFIX) :], f"{where}: source {source!r}", what="column name")
-    check_utt_id(source, f"{where}: source {source!r}", what="file stem")
+        return check_name(source[len(DATASET_PREFIX) :], "column name", f"{where}: source {source!r}")
+    check_name(source, "file stem", f"{where}: source {source!r}")
     return None
 
 
@@ -318,7 +354,13 @@ def scp_file(test_dir: Path, stem: str) -> Path:
 
 
 def resolve_inputs(entry: Entry, test_name: str, inference_dir: Path, columns: DatasetColumns) -> dict[str, Path]:
-    """``data`` for one test set: each declared input name -> its SCP file."""
+    """``data`` for one test set: each declared input name -> its SCP file.
+
+    Raises:
+        ValueError: the test set's folder name is not a plain token (only this test set fails).
+        FileNotFoundError: an SCP file is missing.
+    """
+    check_name(test_name, "test set folder name", f"{inference_dir}")
     data = {}
     for name, source in entry.sources.items():
         if source.startswith(DATASET_PREFIX):

@@ -11,6 +11,7 @@ rank 0 writes (``docs/scale-out.md``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -33,7 +34,59 @@ from lightscore.offline.config import (
 from lightscore.offline.dataset_columns import DatasetColumns
 from lightscore.offline.results import MeasureError, MeasureResults, read_metrics_json, save_results
 
-__all__ = ["measure", "process_group"]
+__all__ = ["RENDEZVOUS_TIMEOUT", "RENDEZVOUS_TIMEOUT_VAR", "measure", "process_group", "rendezvous_timeout"]
+
+RENDEZVOUS_TIMEOUT_VAR = "LIGHTSCORE_RENDEZVOUS_TIMEOUT"
+RENDEZVOUS_TIMEOUT = 300.0
+"""Seconds a rank waits for the others to join the process group ``measure()`` starts (docs/scale-out.md)."""
+
+
+def rendezvous_timeout() -> float:
+    """Seconds to wait for every rank at the rendezvous: ``$LIGHTSCORE_RENDEZVOUS_TIMEOUT``, else 300.
+
+    Raises:
+        ValueError: the variable is not a positive number of seconds.
+
+    >>> rendezvous_timeout()
+    300.0
+    """
+    given = os.environ.get(RENDEZVOUS_TIMEOUT_VAR, "").strip()
+    if not given:
+        return RENDEZVOUS_TIMEOUT
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise ValueError(f"{RENDEZVOUS_TIMEOUT_VAR}={given!r} is not a positive number of seconds")
+    return seconds
+
+
+def _start_group() -> None:
+    """Start the gloo group from torchrun's environment, waiting at most `rendezvous_timeout` for the ranks.
+
+    Only the rendezvous is bounded this way: once the group is up, its collectives keep torch's own
+    timeout, so a rank may wait long for one that is still writing artifacts.
+    """
+    import datetime
+
+    import torch.distributed as dist
+    from torch.distributed.rendezvous import rendezvous
+
+    seconds = rendezvous_timeout()
+    world = os.environ.get("WORLD_SIZE")
+    where = f"{os.environ.get('MASTER_ADDR', '?')}:{os.environ.get('MASTER_PORT', '?')}"
+    try:
+        store, rank, size = next(rendezvous("env://", timeout=datetime.timedelta(seconds=seconds)))
+    except Exception as e:
+        raise RuntimeError(
+            f"rank {os.environ.get('RANK', '?')} of {world}: the other ranks did not all join the process group "
+            f"at {where} (MASTER_ADDR:MASTER_PORT, world size {world}) within {seconds:g} s "
+            f"({RENDEZVOUS_TIMEOUT_VAR}): a rank never started, or its launcher (torchrun) died. "
+            f"Cause: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        ) from None
+    store.set_timeout(datetime.timedelta(seconds=seconds))  # the group's own set-up waits no longer either
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=size)
 
 
 @contextlib.contextmanager
@@ -43,7 +96,12 @@ def process_group() -> Iterator[tuple[int, int]]:
     When ``WORLD_SIZE`` (set by torchrun) is above 1 and no process group is up,
     a gloo group is started from torchrun's environment for the block and
     destroyed after it; a group the caller started is used as it is. torch is
-    imported only then.
+    imported only then. A rank waits at most `rendezvous_timeout` seconds
+    (``$LIGHTSCORE_RENDEZVOUS_TIMEOUT``, default 300) for the others to join.
+
+    Raises:
+        RuntimeError: the ranks did not all join in time; the message names
+            ``MASTER_ADDR:MASTER_PORT`` and the world size.
 
     >>> with process_group() as (rank, world):
     ...     rank, world
@@ -56,12 +114,29 @@ def process_group() -> Iterator[tuple[int, int]]:
 
     started = not dist.is_initialized() and int(os.environ.get("WORLD_SIZE", "1")) > 1
     if started:
-        dist.init_process_group("gloo")
+        _start_group()
     try:
         yield (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
     finally:
         if started:
             dist.destroy_process_group()
+
+
+def _check_inference_dir_writable(inference_dir: Path, where: str) -> None:
+    """Raise OSError naming ``inference_dir`` and why unless metrics.json could be created in it."""
+    try:
+        check_writable(inference_dir)
+    except OSError as e:
+        # An existing folder that answers "no such file" to a new file is a virtual file system (/proc, /sys).
+        why = (
+            "the file system says 'No such file or directory' for a folder that exists, as /proc and /sys do"
+            if e.errno == errno.ENOENT
+            else os.strerror(e.errno or 0)
+        )
+        raise OSError(
+            f"{where}: cannot write results into {inference_dir}: a new file cannot be created there ({why}); "
+            "point inference_dir at a folder you can write (metrics.json goes there)"
+        ) from None
 
 
 def _barrier(world: int) -> None:
@@ -138,7 +213,7 @@ def measure(
     columns = DatasetColumns(inference_dir, tests, artifact_options_of(cfg, where))
     json_path = inference_dir / "metrics.json"
     read_metrics_json(json_path)  # a malformed file stops the run before anything is scored
-    check_writable(inference_dir)  # so does a folder the results could not be written into
+    _check_inference_dir_writable(inference_dir, where)  # so does a folder the results could not be written into
     with process_group() as (rank, world):
         jobs = _jobs(entries, inference_dir, columns, rank, world)
         outcomes = score_jobs(jobs, inference_dir, rank=rank, world=world, progress=progress)

@@ -35,6 +35,7 @@ on first use (also after unpickling).
 
 from __future__ import annotations
 
+import codecs
 import functools
 import hashlib
 import json
@@ -45,6 +46,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from lightscore.text.choices import NORMALIZERS
+
 __all__ = [
     "NAMES",
     "NormalizerError",
@@ -54,7 +57,7 @@ __all__ = [
     "whisper_normalizer",
 ]
 
-NAMES = ("none", "whisper_english", "whisper_basic")
+NAMES = NORMALIZERS  # defined in lightscore.text.choices: the command line reads it without importlib.metadata
 PACKAGE = "whisper-normalizer"
 # Replacements whisper-normalizer added to openai-whisper's English table (0.1.12 to 0.1.15).
 ADDED_REPLACERS = (r"\bkinda\b", r"\bsorta\b", r"\bdunno\b", r"\bcause\b")
@@ -229,31 +232,49 @@ def _sha1(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:8]
 
 
-def _rule_lines(path: Path) -> Iterable[tuple[str, str]]:
-    """Yield ``("path:line", line)`` for each line that is neither blank nor a ``#`` comment."""
+def _read_rule_file(path: Path, what: str) -> tuple[list[tuple[str, str]], str]:
+    """``(lines, label)``: ``("path:line", line)`` for each line that is neither blank nor a ``#`` comment.
+
+    The file is read once, so its sha1 in ``label`` is that of the rules used. A UTF-8
+    byte order mark at its start is skipped (else the first rule would never match);
+    a FIFO or a device (``/dev/zero``) is refused before it is opened.
+    """
+    if not path.exists():
+        raise FileNotFoundError(f"{what} file {str(path)!r} does not exist")
+    if not path.is_file():
+        raise NormalizerError(f"{what} file {str(path)!r} is not a regular file")
+    data = path.read_bytes()
+    label = f"{what} {path.name} (sha1 {_sha1(data)})"
+    body = data.removeprefix(codecs.BOM_UTF8)
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        line = body[: e.start].count(b"\n") + 1
         raise NormalizerError(f"{path}:{line}: not UTF-8 ({e.reason})") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip() and not line.lstrip().startswith("#"):
-            yield f"{path}:{number}", line
+    lines = [
+        (f"{path}:{number}", line)
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    return lines, label
 
 
 def _read_substitutions(source: str | os.PathLike | Mapping[str, str]) -> tuple[list[Rule], str]:
     if isinstance(source, Mapping):
         pairs = [(f"substitutions[{key!r}]", key, value) for key, value in source.items()]
+        for where, key, value in pairs:
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise NormalizerError(f"{where}: a substitution maps a string to a string, got {key!r}: {value!r}")
         canonical = "".join(f"{key}\t{value}\n" for _, key, value in pairs)
         return _clean_rules(pairs), f"{len(pairs)} substitutions (sha1 {_sha1(canonical.encode())})"
-    path = Path(source)
+    lines, label = _read_rule_file(Path(source), "substitutions")
     pairs = []
-    for where, line in _rule_lines(path):
+    for where, line in lines:
         fields = line.split("\t")
         if len(fields) != 2:
             raise NormalizerError(f"{where}: expected 'from<TAB>to' (one tab), got {line!r}")
         pairs.append((where, *fields))
-    return _clean_rules(pairs), f"substitutions {path.name} (sha1 {_sha1(path.read_bytes())})"
+    return _clean_rules(pairs), label
 
 
 def _clean_rules(pairs: list[Rule]) -> list[Rule]:
@@ -267,10 +288,12 @@ def _clean_rules(pairs: list[Rule]) -> list[Rule]:
 
 def _read_fillers(source: str | os.PathLike | Iterable[str]) -> tuple[list[Filler], str]:
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        entries = [(where, line.strip()) for where, line in _rule_lines(path)]
-        return entries, f"fillers {path.name} (sha1 {_sha1(path.read_bytes())})"
+        lines, label = _read_rule_file(Path(source), "fillers")
+        return [(where, line.strip()) for where, line in lines], label
     entries = [(f"fillers[{i}]", word) for i, word in enumerate(source)]
+    for where, word in entries:
+        if not isinstance(word, str):
+            raise NormalizerError(f"{where}: a filler is a word (a string), got {word!r}")
     canonical = "".join(f"{word}\n" for _, word in entries)
     return entries, f"{len(entries)} fillers (sha1 {_sha1(canonical.encode())})"
 
