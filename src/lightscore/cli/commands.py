@@ -19,6 +19,7 @@ from typing import Any
 
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
 from lightscore.io.atomic import temp_target
+from lightscore.text.choices import TRANSLATION_METRICS
 
 __all__ = ["check_input", "run_compare", "run_measure", "run_report", "run_score"]
 
@@ -128,6 +129,9 @@ _METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substi
 def run_score(args: argparse.Namespace) -> int:
     """``lightscore score``: one error rate of two SCP files; exit 1 if an artifact could not be written."""
     from lightscore.offline.compare import metric_by_name
+
+    if args.metric in TRANSLATION_METRICS:
+        return run_translation_score(args)
     from lightscore.text.alignment import kaldi_summary
 
     options = _metric_options(args)
@@ -204,10 +208,58 @@ def run_compare(args: argparse.Namespace) -> int:
     from lightscore.offline.compare import compare
     from lightscore.scp.files import atomic_open
 
+    if args.metric in TRANSLATION_METRICS:
+        return run_translation_compare(args)
     options = _metric_options(args)
     _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
     summary = compare(args.ref, args.hyp_a, args.hyp_b, **options, level=args.level)
     print(format_comparison(summary))
+    if args.json:
+        with atomic_open(args.json) as f:
+            json.dump(summary, f, indent=2, allow_nan=False)
+            f.write("\n")
+        print(f"json: {args.json}")
+    return 0
+
+
+# -- translation (score and compare with --metric bleu|chrf|chrf++|transter) -------------
+
+
+def _translation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The metric options a translation run takes from the command line (sacrebleu's names)."""
+    options: dict[str, Any] = {"lowercase": args.lowercase or None}
+    if args.tokenize is not None:
+        if args.metric != "bleu":
+            raise ValueError(f"--tokenize is BLEU's option, not {args.metric}'s")
+        options["tokenize"] = args.tokenize
+    return options
+
+
+def run_translation_score(args: argparse.Namespace) -> int:
+    """``lightscore score --metric bleu|chrf|chrf++|transter REF HYP [--ref2 R2 ...]``: the score and its signature."""
+    from lightscore.offline.compare_translation import score_translation
+
+    refs = [args.ref, *args.ref2]
+    _check_inputs({"REF": args.ref, "HYP": args.hyp, **{f"REF{k}": r for k, r in enumerate(args.ref2, 2)}}, None)
+    metric, result = score_translation(args.metric, refs, args.hyp, **_translation_options(args))
+    print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
+    print(f"signature: {metric.signature()}")
+    return 0
+
+
+def run_translation_compare(args: argparse.Namespace) -> int:
+    """``lightscore compare --metric bleu REF HYP_A HYP_B``: sacrebleu's paired bootstrap and randomization tests."""
+    from lightscore.analysis.verdict import p_text
+    from lightscore.offline.compare_translation import compare_translations
+    from lightscore.scp.files import atomic_open
+
+    refs = [args.ref, *args.ref2]
+    _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
+    summary = compare_translations(args.metric, refs, args.hyp_a, args.hyp_b, seed=12345, **_translation_options(args))
+    key, bs, ar = summary["metric"], summary["paired_bs"], summary["paired_ar"]
+    print(f"{key}  A {summary['A']:.4f}  B {summary['B']:.4f}  ({summary['signature']})")
+    print(f"paired bootstrap: B mean {bs['mean']:.4f} (+/- {bs['ci']:.4f}), p = {p_text(bs['p_value'])}")
+    print(f"paired approximate randomization: p = {p_text(ar['p_value'])}")
     if args.json:
         with atomic_open(args.json) as f:
             json.dump(summary, f, indent=2, allow_nan=False)

@@ -15,7 +15,7 @@ from typing import Any
 
 from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
 from lightscore.text.aligners import ALIGNERS
-from lightscore.text.choices import CASES, ERROR_RATES, NORMALIZERS
+from lightscore.text.choices import CASES, ERROR_RATES, NORMALIZERS, TRANSLATION_METRICS
 
 __all__ = ["build_parser", "main"]
 
@@ -101,7 +101,11 @@ def _scoring_options() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("ref", metavar="REF", help="reference SCP file")
     add = options.add_argument
-    add("--metric", choices=ERROR_RATES, default="wer", help="the error rate (default: wer)")
+    metrics = "the error rate, or a translation metric equal to sacrebleu's (docs/translation.md; default: wer)"
+    add("--metric", choices=(*ERROR_RATES, *TRANSLATION_METRICS), default="wer", help=metrics)
+    add("--ref2", metavar="FILE", action="append", default=[], help="a further reference (translation; repeatable)")
+    add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
+    add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")
     add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
     case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding (default: sensitive)"
     add("--case", choices=CASES, default="sensitive", metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")

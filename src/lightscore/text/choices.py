@@ -12,10 +12,11 @@ command line offers them as choices. The aligners' names are
 
 from lightscore.text.sclite_case import CASE_PROFILES
 
-__all__ = ["CASES", "ERROR_RATES", "NORMALIZERS"]
+__all__ = ["CASES", "ERROR_RATES", "NORMALIZERS", "TRANSLATION_METRICS"]
 
 CASES = ("sensitive", "fold", *CASE_PROFILES)
 """``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
 ``-e utf-8``); ``sclite_<localization>`` (``-e utf-8 babel_turkish``...: `lightscore.text.sclite_case`)."""
 NORMALIZERS = ("none", "whisper_english", "whisper_basic")
 ERROR_RATES = ("wer", "cer", "ter")  # lightscore.metrics.WER, CER and TER, by the names the command line takes
+TRANSLATION_METRICS = ("bleu", "chrf", "chrf++", "transter")  # BLEU, ChrF (word_order=2), TranslationEditRate
