@@ -170,8 +170,8 @@ def test_score_ter_with_a_trained_sentencepiece_model(tmp_path, capsys):
 
 def test_usage_errors_exit_2(tmp_path):
     assert run().returncode == 2
-    done = run("score", "ref.scp", "hyp.scp", "--metric", "bleu")
-    assert done.returncode == 2 and "invalid choice: 'bleu'" in done.stderr
+    done = run("score", "ref.scp", "hyp.scp", "--metric", "meteor")
+    assert done.returncode == 2 and "invalid choice: 'meteor'" in done.stderr
 
 
 SCORING = ["--aligner", "--normalize", "--substitutions", "--fillers", "--ci", "--bootstrap", "--seed"]
@@ -243,7 +243,7 @@ def test_progress_bar_writes_one_line_per_pair_off_a_terminal():
 def test_measure_usage_does_not_call_the_overrides_required(tmp_path):
     done = run("measure", cwd=tmp_path)
     assert done.returncode == 2
-    assert "usage: lightscore measure [-h] [--debug] CONFIG [KEY=VALUE ...]" in done.stderr
+    assert "usage: lightscore measure [-h] [--debug] [--scoreboard] CONFIG [KEY=VALUE ...]" in done.stderr
     assert done.stderr.splitlines()[-1] == "lightscore measure: error: the following arguments are required: CONFIG"
 
 

@@ -135,3 +135,24 @@ def test_groups_under_torchrun_equal_one_process(tmp_path) -> None:
     alone = measure(config(decode_dir(tmp_path / "again")))
     for key in ("lightscore.metrics.error_rate.WER", "lightscore.metrics.speed.RTFx"):
         assert sharded[key]["dev"] == alone[key]["dev"]
+
+
+def test_measure_pools_test_sets_exactly_and_writes_the_scoreboard(tmp_path) -> None:
+    refs = {"clean": ["a b c d", "e f"], "other": ["g h i", "j k l m n o p q r s"]}
+    hyps = {"clean": ["a b c d", "e x"], "other": ["g i", "j k l m n o p q r s t"]}
+    for test in refs:
+        (tmp_path / test).mkdir()
+        for name, texts in (("ref", refs[test]), ("hyp", hyps[test])):
+            (tmp_path / test / f"{name}.scp").write_text("".join(f"{test}-{k} {t}\n" for k, t in enumerate(texts)))
+    config = {"inference_dir": str(tmp_path), "scoreboard": True,
+              "metrics": [{"metric": {"_target_": "lightscore.metrics.WER"}, "inputs": ["ref", "hyp"]}]}  # fmt: skip
+    results = measure(config)["lightscore.metrics.error_rate.WER"]
+    everything = jiwer.wer(refs["clean"] + refs["other"], hyps["clean"] + hyps["other"])
+    assert results["pooled"]["WER"] == pytest.approx(100 * everything)
+    assert results["macro"]["WER"] == pytest.approx((results["clean"]["WER"] + results["other"]["WER"]) / 2)
+    table = (tmp_path / "scoreboard.md").read_text().splitlines()
+    assert [row.split(" | ")[0].strip("| ") for row in table[2:]] == ["clean", "other", "pooled", "macro"]
+    assert json.loads((tmp_path / "scoreboard.json").read_text())[2]["test"] == "pooled"
+    (tmp_path / "pooled").mkdir()
+    with pytest.raises(ValueError, match="pooled cannot be a test set name"):
+        measure(config)

@@ -34,7 +34,7 @@ def run_measure(args: argparse.Namespace) -> int:
 
     bar = ProgressBar(sys.stderr)
     try:
-        results = measure(args.config, overrides=args.overrides, progress=bar)
+        results = measure(args.config, overrides=args.overrides, progress=bar, scoreboard=args.scoreboard)
     except MeasureError as e:
         bar.close()
         _print_results(e.results)

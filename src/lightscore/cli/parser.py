@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     measure = command("measure", [], help="score a metrics YAML", description=MEASURE_HELP)
     measure.add_argument("config", metavar="CONFIG", help="the metrics YAML (e.g. conf/metrics.yaml)")
+    board = "also write <inference_dir>/scoreboard.{md,csv,json}: a row per test set, then pooled and macro"
+    measure.add_argument("--scoreboard", action="store_true", help=board)
     # default=[]: without it argparse calls the optional overrides required when CONFIG is missing.
     overrides = "optional OmegaConf dot-list overrides, e.g. inference_dir=exp/decode"
     measure.add_argument("overrides", nargs="*", default=[], metavar="KEY=VALUE", help=overrides)

@@ -27,6 +27,7 @@ from lightscore.core.metric import BaseMetric
 from lightscore.core.targets import build_target, one_line
 from lightscore.offline.dataset_columns import DatasetColumns, audio_options
 from lightscore.offline.yaml_bounds import check_expansion
+from lightscore.report.scoreboard import RESERVED
 from lightscore.scp.lines import check_name
 
 __all__ = [
@@ -48,8 +49,8 @@ __all__ = [
 
 DATASET_PREFIX = "dataset:"
 ENTRY_KEYS = ("metric", "inputs", "apply_to", "name")
-RESERVED_NAMES = ("metrics.json",)
-"""Names inside inference_dir that lightscore writes itself; no test set may take one."""
+RESERVED_NAMES = ("metrics.json", *RESERVED)
+"""Names lightscore gives its own results (metrics.json; the pooled and macro rows); no test set may take one."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,18 @@ def inference_dir_of(cfg: Any, where: str) -> Path:
     return path
 
 
+def scoreboard_of(cfg: Mapping[str, Any], where: str) -> bool:
+    """The config's ``scoreboard`` key: a bool, False when absent.
+
+    >>> scoreboard_of({"scoreboard": True}, "m.yaml"), scoreboard_of({}, "m.yaml")
+    (True, False)
+    """
+    value = cfg.get("scoreboard", False)
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: scoreboard must be true or false, got {value!r}")
+    return value
+
+
 def find_test_sets(cfg: Any, inference_dir: Path, where: str) -> list[TestSet]:
     """The test sets of ``dataset.test``, else the sorted non-hidden sub-folders of ``inference_dir``."""
     dataset = _plain(cfg.get("dataset")) or {}
@@ -170,8 +183,8 @@ def find_test_sets(cfg: Any, inference_dir: Path, where: str) -> list[TestSet]:
     reserved = [n for n in names if n in RESERVED_NAMES]
     if reserved:
         raise ValueError(
-            f"{where}: {', '.join(reserved)} cannot be a test set name: inference_dir keeps its results "
-            f"under {', '.join(RESERVED_NAMES)}"
+            f"{where}: {', '.join(reserved)} cannot be a test set name: lightscore names its own results "
+            f"{', '.join(RESERVED_NAMES)}"
         )
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:

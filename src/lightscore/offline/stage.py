@@ -29,9 +29,11 @@ from lightscore.offline.config import (
     inference_dir_of,
     load_config,
     resolve_inputs,
+    scoreboard_of,
     with_inference,
 )
 from lightscore.offline.dataset_columns import DatasetColumns
+from lightscore.offline.pooling import Pool, write_measure_scoreboard
 from lightscore.offline.results import MeasureError, MeasureResults, read_metrics_json, save_results
 
 __all__ = ["RENDEZVOUS_TIMEOUT", "RENDEZVOUS_TIMEOUT_VAR", "measure", "process_group", "rendezvous_timeout"]
@@ -169,6 +171,7 @@ def measure(
     *,
     overrides: Sequence[str] = (),
     progress: Progress | None = None,
+    scoreboard: bool = False,
 ) -> MeasureResults:
     """Score every metric entry on its test sets; write and return ``{key: {test_name: {output: value}}}``.
 
@@ -181,6 +184,10 @@ def measure(
             where the metrics config does not set them.
         overrides: OmegaConf dot-list items, e.g. ``inference_dir=exp/decode``.
         progress: ``progress(key, test_name, rows_done, rows_total)`` as rows are scored.
+        scoreboard: Also score each metric across its test sets: ``pooled`` (its merged states) and
+            ``macro`` (the mean over test sets) in metrics.json under those reserved names, and
+            ``<inference_dir>/scoreboard.md``, ``.csv`` and ``.json`` (a row per test set, then
+            pooled and macro; docs/scoreboard.md). The config key ``scoreboard: true`` does the same.
 
     Returns:
         The results of this run; ``.path`` is the metrics.json written.
@@ -216,7 +223,8 @@ def measure(
     _check_inference_dir_writable(inference_dir, where)  # so does a folder the results could not be written into
     with process_group() as (rank, world):
         jobs = _jobs(entries, inference_dir, columns, rank, world)
-        outcomes = score_jobs(jobs, inference_dir, rank=rank, world=world, progress=progress)
+        pool = Pool()  # every scored pair's states: a metric on several test sets gets pooled and macro results
+        outcomes = score_jobs(jobs, inference_dir, rank=rank, world=world, progress=progress, on_states=pool)
     results, failures = MeasureResults(), []
     results.path = json_path
     for job, outcome in zip(jobs, outcomes):
@@ -226,6 +234,9 @@ def measure(
             failures.append((job.key, job.test_name, outcome))
         else:
             results.setdefault(job.key, {})[job.test_name] = outcome
+    scoreboard = scoreboard or scoreboard_of(cfg, where)
+    for key, combined in (pool.combined(results) if scoreboard else {}).items():
+        results[key].update(combined)
     written = True
     if rank == 0:
         try:
@@ -233,6 +244,11 @@ def measure(
         except (OSError, ValueError) as e:
             failures.append(("metrics.json", str(inference_dir), OSError(f"cannot write {json_path}: {e}")))
             written = False
+        if scoreboard:
+            try:
+                write_measure_scoreboard(inference_dir, results)
+            except OSError as e:
+                failures.append(("scoreboard", str(inference_dir), e))
     if failures:
         raise MeasureError(failures, results, written)
     return results
