@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import lightning.pytorch as pl
@@ -37,6 +38,26 @@ def expected(name: str, n: int, epoch: int, prefix: str, suffix: str = "", repea
         for _ in range(repeat):
             metric.update(ref=refs, hyp=hyps)
         result.update({f"{prefix}{k}{suffix}": v for k, v in metric.compute().items()})
+    return result
+
+
+def combined(sets: list[tuple[str, int]], epoch: int, prefix: str) -> dict:
+    """The pooled (WER and CER over all the sets' utterances) and macro (mean over the sets) results, as logged."""
+    refs, hyps = [], []
+    for name, n in sets:
+        r, h = pairs(name, n, epoch)
+        refs, hyps = refs + r, hyps + h
+    pooled = {**expected_pairs(refs, hyps)}
+    per_set = [expected(name, n, epoch, "") for name, n in sets]
+    macro = {key: sum(result[key] for result in per_set) / len(per_set) for key in per_set[0]}
+    return {f"{prefix}{k}/pooled": v for k, v in pooled.items()} | {f"{prefix}{k}/macro": v for k, v in macro.items()}
+
+
+def expected_pairs(refs: list[str], hyps: list[str]) -> dict:
+    result = {}
+    for metric in (WER(), CER()):
+        metric.update(ref=refs, hyp=hyps)
+        result.update(metric.compute())
     return result
 
 
@@ -122,12 +143,15 @@ def test_validation_dataloaders_get_suffixed_results(ddp: dict, single: dict) ->
     dev = expected("dev", 101, after, "val/", "/dataloader_idx_0")
     one = expected("one", 1, after, "val/", "/dataloader_idx_1")
     stream = expected("stream", 5, after, "val/", "/dataloader_idx_2")
-    assert single["record"]["validate"]["results"] == dev | one | stream
+    # With several dataloaders: the pooled result (the merged states: the concatenated sets) and the macro mean.
+    both = combined([("dev", 101), ("one", 1), ("stream", 5)], after, "val/")
+    assert both["val/WER/pooled"] != both["val/WER/macro"]
+    assert single["record"]["validate"]["results"] == pytest.approx(dev | one | stream | both, rel=1e-12)
     for record in ddp["ranks"]:
         # The 1-utterance set: rank 1 only got padding, the result is still exact. The stream deals
         # its items between the ranks itself, so it is exact too (and still warned about, below).
-        assert record["validate"]["results"] == dev | one | stream
-        assert set(record["epochs"][3]["logged"]) == set(dev | one | stream)
+        assert record["validate"]["results"] == single["record"]["validate"]["results"]
+        assert set(record["epochs"][3]["logged"]) == set(dev | one | stream | both)
 
 
 def test_iterable_dataset_warns_once_naming_the_cause(ddp: dict) -> None:
@@ -145,6 +169,21 @@ def test_saved_scps_rescore_to_the_logged_numbers(ddp: dict, single: dict) -> No
     for idx, name in enumerate(("dev", "one", "stream")):
         values = {k.replace("test/", "val/") + f"/dataloader_idx_{idx}": v for k, v in evaluated[name].items()}
         assert values == {k: v for k, v in validated.items() if k.endswith(f"_{idx}")}
+
+
+def test_pooled_over_dataloaders_equals_measure_over_the_saved_sets(ddp: dict, tmp_path: Path) -> None:
+    for name in ("dev", "one", "stream"):
+        shutil.copytree(ddp["out"] / "eval" / name, tmp_path / name)
+    metrics = [{"metric": {"_target_": f"lightscore.metrics.{m}"}, "inputs": ["ref", "hyp"]} for m in ("WER", "CER")]
+    results = lightscore.measure({"inference_dir": str(tmp_path), "metrics": metrics, "scoreboard": True})
+    validated = ddp["ranks"][1]["validate"]["results"]
+    for per_test in results.values():
+        for row in ("pooled", "macro"):
+            for key, value in per_test[row].items():
+                assert validated[f"val/{key}/{row}"] == pytest.approx(value, rel=1e-12)
+        assert per_test["pooled"] == {k[4:-7]: v for k, v in validated.items() if k.endswith("/pooled") and
+                                      k[4:-7] in per_test["pooled"]}  # fmt: skip
+    assert (tmp_path / "scoreboard.csv").read_text().splitlines()[-2].startswith("pooled,")
 
 
 def test_saved_scps_equal_the_single_process_ones(ddp: dict, single: dict) -> None:

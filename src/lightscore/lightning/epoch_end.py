@@ -20,6 +20,7 @@ from lightscore.io.atomic import check_writable
 from lightscore.lightning.padding import eval_batches
 from lightscore.lightning.samples import log_samples, worst
 from lightscore.lightning.tally import SavedRow, epoch_payload, merged_rows
+from lightscore.report.scoreboard import MACRO, POOLED, macro_average, scoreboard_rows, write_scoreboard
 from lightscore.scp.files import write_scp
 
 __all__ = ["STEP", "EpochEnd", "no_batch_message"]
@@ -111,6 +112,7 @@ class EpochEnd:
             if idx not in seen
         ]
         results: dict[str, float] = {}
+        per_loader: dict[str, dict[str, dict[str, float]]] = {name: {} for name in self.metrics}
         for idx in seen:
             payloads = [payload[idx] for payload in gathered if idx in payload]
             suffix = f"/dataloader_idx_{idx}" if count > 1 else ""
@@ -123,11 +125,47 @@ class EpochEnd:
                 except ValueError as e:
                     problems.append(f"{name} on {stage} dataloader {idx}: {e}")
                     continue
+                per_loader[name][self._test_name(stage, idx, count)] = values
                 results.update({f"{self.prefix[stage]}{key}{suffix}": value for key, value in values.items()})
+        if len(seen) > 1:
+            results.update(self._combined(stage, trainer, gathered, seen, per_loader, problems))
         self.results[stage] = results
         log_results(pl_module, results)
         if problems:
             raise ValueError("MetricCallback: " + "; ".join(problems))
+
+    def _combined(
+        self,
+        stage: str,
+        trainer: pl.Trainer,
+        gathered: list[dict],
+        seen: list[int],
+        per_loader: dict[str, dict[str, dict[str, float]]],
+        problems: list[str],
+    ) -> dict[str, float]:
+        """With several dataloaders: each metric pooled over all of them (merged states) and their macro average.
+
+        Logged as ``<prefix><output>/pooled`` and ``<prefix><output>/macro``; with ``save_dir``
+        rank 0 also writes ``<save_dir>/<stage>_scoreboard.{md,csv,json}`` (docs/scoreboard.md).
+        """
+        combined: dict[str, float] = {}
+        pooled_by_metric: dict[str, dict[str, float]] = {}
+        for name, metric in self.metrics.items():
+            states = [payload[idx]["states"][name] for idx in seen for payload in gathered if idx in payload]
+            try:
+                pooled_by_metric[name] = merged_result(metric, states)
+            except ValueError as e:
+                problems.append(f"{name} pooled over the {stage} dataloaders: {e}")
+                continue
+            rows = {POOLED: pooled_by_metric[name], MACRO: macro_average(per_loader[name])}
+            for row, values in rows.items():
+                combined.update({f"{self.prefix[stage]}{key}/{row}": value for key, value in values.items()})
+        if self._saves(stage) and trainer.is_global_zero:
+            tests = {test: {k: v for name in per_loader for k, v in per_loader[name].get(test, {}).items()}
+                     for name in per_loader for test in per_loader[name]}  # fmt: skip
+            pooled = {k: v for values in pooled_by_metric.values() for k, v in values.items()}
+            write_scoreboard(self.save_dir / f"{stage}_scoreboard", scoreboard_rows(tests, pooled))
+        return combined
 
     def _save_rows(self, stage: str, trainer: pl.Trainer, idx: int, count: int, payloads: list[dict]) -> None:
         """With ``save_dir``: merge every rank's rows (checked on every rank, so all raise alike); rank 0 writes."""
