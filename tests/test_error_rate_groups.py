@@ -156,3 +156,17 @@ def test_measure_pools_test_sets_exactly_and_writes_the_scoreboard(tmp_path) -> 
     (tmp_path / "pooled").mkdir()
     with pytest.raises(ValueError, match="pooled cannot be a test set name"):
         measure(config)
+
+
+def test_reports_write_the_groups_tsv(tmp_path) -> None:
+    import csv
+
+    (tmp_path / "dev").mkdir()
+    for name, rows in {"ref": ["a b", "c d", "e"], "hyp": ["a b", "c", "x"], "lang": ["en", "de", "de"]}.items():
+        (tmp_path / "dev" / f"{name}.scp").write_text("".join(f"u{k} {v}\n" for k, v in enumerate(rows)))
+    data = {n: tmp_path / "dev" / f"{n}.scp" for n in ("ref", "hyp", "lang")}
+    WER(group_by="lang", groups=["en", "de", "fr"], reports=True)(data, "dev", tmp_path / "out")
+    with open(tmp_path / "out" / "dev" / "wer_groups.tsv", newline="") as f:
+        header, *rows = csv.reader(f, delimiter="\t")
+    assert header == ["lang", "WER", "ref_len", "ci_low", "ci_high"]
+    assert [(r[0], r[1], r[2]) for r in rows] == [("en", "0.0", "2"), ("de", "66.66666666666666", "3"), ("fr", "", "0")]

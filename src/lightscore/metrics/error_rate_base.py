@@ -384,5 +384,5 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         from lightscore.metrics.error_reports import write_error_artifacts
 
         # Only the HTML page shows the interval: the bootstrap is not run again for the text files.
-        result = self.compute() if self.report_html else self._counts()
+        result = self.compute() if self.report_html or self.group_by else self._counts()
         self.top_error_rows = write_error_artifacts(self, test_dir, result)

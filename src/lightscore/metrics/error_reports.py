@@ -96,6 +96,8 @@ def write_error_artifacts(
             if metric.report_html:
                 every.append((utt_id, pairs))
     top: list[tuple[str, str, str, int]] = []
+    if metric.group_by is not None and (metric.reports or metric.report_html):
+        _write_groups(metric, stem, result)
     if metric.reports:
         top = _write_reports(stem, records, worst, worst_pairs, errors)
     if metric.report_html:
@@ -158,6 +160,18 @@ def _write_reports(
     rows = [(*r, r.errors, r.rate, *pra_lines(worst_pairs.get(r.utt_id, []))) for r in worst]
     write_tsv(f"{stem}_worst.tsv", header, rows)
     return top
+
+
+def _write_groups(metric: ErrorRate, stem: str, result: Mapping[str, Any]) -> None:
+    """``<name>_groups.tsv``: each label of ``group_by`` with its rate and reference tokens (blank when it has none)."""
+    from lightscore.metrics.error_rate_groups import output_label
+
+    rows = []
+    for label in metric.group_labels:
+        key = f"{metric.name}_{metric.group_by}_{output_label(label)}"
+        low, high = result.get(f"{key}_ci_low", ""), result.get(f"{key}_ci_high", "")
+        rows.append((label, result.get(key, ""), result.get(f"{key}_ref_len", 0), low, high))
+    write_tsv(f"{stem}_groups.tsv", (metric.group_by, metric.name, "ref_len", "ci_low", "ci_high"), rows)
 
 
 def _write_html(
