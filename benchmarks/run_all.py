@@ -31,6 +31,8 @@ SCRIPTS = {
     "bench_gather.py": ([], ["--iterations", "50"]),
     "bench_measure.py": ([], ["--lines", "100000", "--small", "20000", "--repeats", "1"]),
     "bench_sclite.py": ([], ["--pairs", "5000", "--repeats", "1"]),
+    # One utterance of 1k/5k/20k words per aligner; sctk sclite up to 5k (20k words take it minutes and GBs).
+    "bench_sclite_memory.py": ([], ["--words", "1000", "2000", "--sclite-words", "1000"]),
     "bench_compare.py": (["--repeats", "1"], ["--utterances", "5000", "--replicates", "200", "--repeats", "1"]),
     "bench_report.py": (["--repeats", "1"], ["--utterances", "10000", "--repeats", "1"]),
     # 20 pairs (5 for harvest, ~2x real time) keep the full run near 5 minutes; the script defaults are larger.
@@ -40,6 +42,10 @@ SCRIPTS = {
     ),
     # 240 four-second pairs: about 3 minutes on 1 process plus 1.5 on 2 ranks (2,000 would take 40).
     "bench_audio_scaleout.py": (["--pairs", "240", "--floor-pairs", "30"], ["--pairs", "8", "--floor-pairs", "4"]),
+    "bench_translation.py": ([], ["--segments", "5000", "--ter-segments", "500"]),
+    "bench_meeting.py": ([], ["--sessions", "20", "--repeats", "1"]),
+    "bench_hubscr.py": (["--segments", "4000"], ["--segments", "400"]),  # stm/ctm/GLM against sctk hubscr
+    "bench_mos.py": (["--files", "8", "--repeats", "1"], ["--files", "2", "--repeats", "1"]),
 }
 
 

@@ -135,6 +135,7 @@ def run_score(args: argparse.Namespace) -> int:
     from lightscore.text.alignment import kaldi_summary
 
     options = _metric_options(args)
+    prepared = _sclite_inputs(args, options)
     regular = _check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
     report = args.report is not None
     metric = metric_by_name(**options, per_utterance=report, reports=report)
@@ -153,6 +154,8 @@ def run_score(args: argparse.Namespace) -> int:
     print(kaldi_summary(name, result))
     print(f"{name} {result[name]}")
     print(f"settings: {metric.settings()}")
+    if prepared:
+        print(f"input: {prepared}")
     print(f"utterances: {result[f'{name}_utts']}, with errors: {result[f'{name}_utt_err']:.2f}%")
     if args.ci is not None:
         print(f"{args.ci:.0%} interval: [{result[f'{name}_ci_low']:.2f}, {result[f'{name}_ci_high']:.2f}]")
@@ -163,6 +166,41 @@ def run_score(args: argparse.Namespace) -> int:
     if report:
         _print_report_tables(metric, args.report)
     return 0
+
+
+def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
+    """trn, or stm + ctm: score SCP files written to a temporary folder, with the options that score them as sclite.
+
+    ``args.ref``, ``args.hyp`` and ``options`` are changed in place (lightscore.offline.sclite_inputs); returns
+    how the files were made ("" for SCP input), printed beside the settings.
+    """
+    from lightscore.offline.sclite_inputs import input_format, sclite_scps
+
+    found, prepared = input_format(args.ref, args.hyp, args.format), ""
+    flags = {"markup": args.markup, "optional_deletable": args.optional_deletable, "fragments": args.fragments}
+    if found == "scp":
+        if args.glm is not None:
+            raise ValueError("--glm filters an stm reference and a ctm hypothesis (as hubscr): give REF.stm HYP.ctm")
+    else:
+        if options["metric"] != "wer":
+            raise ValueError(f"--metric {options['metric']}: trn and stm/ctm input is scored by wer (sclite's markup)")
+        import atexit
+        import shutil
+        import tempfile
+
+        scratch = tempfile.mkdtemp(prefix="lightscore-sclite-")
+        atexit.register(shutil.rmtree, scratch, True)  # the inputs are re-read for --alignment and --report
+        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm)
+        args.ref, args.hyp = str(inputs.ref), str(inputs.hyp)
+        if options.get("utt2spk") is None and inputs.utt2spk is not None:
+            options["utt2spk"] = str(inputs.utt2spk)
+        # hubscr_rows already folded the texts as sclite does: --case stays the user's.
+        options.update({key: value for key, value in inputs.options.items() if key != "case"})
+        prepared = inputs.prepared
+    if any(flags.values()) and options["metric"] != "wer":
+        raise ValueError(f"--markup, -D and -F are read by --metric wer, not {options['metric']}")
+    options.update({key: True for key, on in flags.items() if on})
+    return prepared
 
 
 def _rereads(args: argparse.Namespace) -> str | None:

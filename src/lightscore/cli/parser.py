@@ -16,6 +16,7 @@ from typing import Any
 from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.choices import CASES, ERROR_RATES, NORMALIZERS, TRANSLATION_METRICS
+from lightscore.text.trn import SCLITE_FORMATS
 
 __all__ = ["build_parser", "main"]
 
@@ -73,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--alignment", metavar="DIR", help=alignment)
     report = "write the alignment, speaker, top-error and worst-utterance files into DIR and print the tables"
     score.add_argument("--report", metavar="DIR", help=report)
+    # sclite's inputs (docs/sclite.md): trn files, or an stm reference with a ctm hypothesis.
+    formats = "scp; trn (sclite's, markup read); stm (REF.stm HYP.ctm, scored as hubscr). Default: from the suffixes"
+    score.add_argument("--format", choices=SCLITE_FORMATS, help=formats)
+    glm = "stm/ctm: filter both sides with a GLM as hubscr (en20030506, en20090415 or a file)"
+    score.add_argument("--glm", metavar="GLM", help=glm)
+    score.add_argument("--markup", action="store_true", help="read sclite's markup ({ a / b }, @) in SCP text too")
+    score.add_argument("-D", "--optional-deletable", action="store_true", help="sclite -D: (word) may be left out")
+    score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")
     score.set_defaults(run=run_score)
 
     compare = command("compare", [_scoring_options(), _test_options()], help="is HYP_B better than HYP_A?",

@@ -15,12 +15,35 @@ from lightscore.metrics.speed import RTFx
 
 __all__ = ["CER", "TER", "WER", "ErrorRate", "RTFx"]
 
-# Translation (issue 21): sacrebleu's BLEU, chrF and translation edit rate (`TransTER`, not `TER`).
-from lightscore.metrics.translation import BLEU, ChrF, TranslationEditRate  # noqa: E402
+# sclite's character mode and the mixed unit of code-switched speech (issue 20).
+from lightscore.metrics.error_rate import MixedER, SCLiteCER  # noqa: E402
 
-__all__ += ["BLEU", "ChrF", "TranslationEditRate"]
+__all__ += ["MixedER", "SCLiteCER"]
 
-# Meetings (issue 24): cpWER (meeteval's), DER and JER (md-eval's or pyannote's); one session per row.
-from lightscore.metrics.meeting import CPWER, DER, JER  # noqa: E402
+# The other families load heavy packages (sacrebleu and numpy, scipy, torch, onnxruntime), so each is imported on
+# first use and `import lightscore.metrics` (and `lightscore score --help`) stays light:
+# translation (sacrebleu's BLEU, chrF and translation edit rate: `TransTER`, not `TER`), meetings (cpWER as meeteval,
+# DER/JER as md-eval or pyannote), audio quality without a reference (DNSMOS/PLCMOS, intelligibility, PIT separation).
+_LAZY = {
+    "BLEU": "translation",
+    "ChrF": "translation",
+    "TranslationEditRate": "translation",
+    "CPWER": "meeting",
+    "DER": "meeting",
+    "JER": "meeting",
+    "ORCWER": "meeting",
+    "TCPWER": "meeting",
+    "DNSMOS": "quality",
+    "PLCMOS": "quality",
+    "Intelligibility": "intelligibility",
+    "Separation": "separation",
+}
+__all__ += list(_LAZY)
 
-__all__ += ["CPWER", "DER", "JER"]
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"lightscore.metrics.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'lightscore.metrics' has no attribute {name!r}")

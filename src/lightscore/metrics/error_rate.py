@@ -20,13 +20,18 @@ from lightscore.metrics.error_rate_base import ErrorRate
 from lightscore.metrics.error_rate_options import check_type, error_rate_outputs
 from lightscore.text.counting import is_normalized, same_text
 
-__all__ = ["CER", "TER", "WER"]
+__all__ = ["CER", "TER", "WER", "MixedER", "SCLiteCER"]
 
 
 class WER(ErrorRate):
     """Word error rate over whitespace-split words.
 
     Args:
+        markup: Read each reference as sclite reads a trn reference (``aligner="sclite"`` only):
+            alternations ``{ a / b c / @ }``, the null word ``@``, aligned as sclite's network
+            (`lightscore.text.sclite_markup`). False (default): every word is literal.
+        optional_deletable: sclite's ``-D``: ``(word)`` may be left out at no cost (needs ``markup``).
+        fragments: sclite's ``-F``: ``wor-`` / ``-ord`` is correct against a word it begins / ends.
         **options: as `ErrorRate` (case, alignment, aligner, normalize, substitutions, fillers,
             per_utterance, ci, bootstrap, seed, block_bootstrap, utt2spk, reports, report_html).
 
@@ -42,6 +47,20 @@ class WER(ErrorRate):
     name = "WER"
     outputs = error_rate_outputs("WER")
 
+    def __init__(
+        self, markup: bool = False, optional_deletable: bool = False, fragments: bool = False, **options: Any
+    ) -> None:
+        for flag, value in (("markup", markup), ("optional_deletable", optional_deletable), ("fragments", fragments)):
+            check_type("WER", flag, value, (bool,), "a bool")
+        if (optional_deletable or fragments) and not markup:
+            raise ValueError("WER: optional_deletable and fragments are sclite reference markup: set markup=True")
+        self.markup, self.optional_deletable, self.fragments = markup, optional_deletable, fragments
+        super().__init__(**options)
+        if markup and self.aligner != "sclite":
+            raise ValueError("WER: markup is aligned as sclite aligns it (its network alignment): set aligner='sclite'")
+        if markup and getattr(self, "group_by", None) is not None:
+            raise ValueError("WER: group_by does not count sclite's markup yet: score the groups without markup")
+
     def tokenize(self, text: str) -> list[str]:
         """The words of ``text`` (``str.split``).
 
@@ -49,6 +68,46 @@ class WER(ErrorRate):
         ['the', 'cat']
         """
         return text.split()
+
+    def update(self, *, ref: Sequence[str], hyp: Sequence[str], **group: Sequence[str]) -> None:
+        """As `ErrorRate.update`; with ``markup`` each reference is read as sclite's network first.
+
+        With markup the reference length is that of the path sclite took (an alternation's
+        branch, ``@`` left out), so the counting is `lightscore.text.sclite_markup`'s.
+
+        >>> m = WER(markup=True, aligner="sclite"); m.update(ref=["{ um / uh } yes"], hyp=["uh yes"])
+        >>> m.compute()["WER"], m.compute()["WER_ref_len"]
+        (0.0, 2)
+        """
+        if not self.markup:
+            return super().update(ref=ref, hyp=hyp, **group)
+        from lightscore.text.sclite_markup import count_markup_pairs
+
+        utt_ids = self.batch_utt_ids
+        if self.per_utterance and utt_ids is None:
+            raise ValueError(
+                f"{self.name}: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)"
+            )
+        found = count_markup_pairs(self._prepared(ref), self._prepared(hyp), self.optional_deletable, self.fragments)
+        if self.per_utterance:
+            self.utterance_counts.extend((u, c.sub, c.dele, c.ins, c.ref_len) for u, c in zip(utt_ids, found))
+        # The same state as ErrorRate.update keeps, so markup runs merge with any other.
+        for c in found:
+            self.substitutions += c.sub
+            self.deletions += c.dele
+            self.insertions += c.ins
+            self.hits += c.ref_len - c.sub - c.dele
+            self.ref_len += c.ref_len
+            self.error_utterances += bool(c.sub or c.dele or c.ins)
+        self.utterances += len(found)
+
+    def _tokenizer_settings(self) -> list[str]:
+        if not self.markup:
+            return []
+        flags = [
+            name for name, on in (("optional_deletable", self.optional_deletable), ("fragments", self.fragments)) if on
+        ]
+        return ["markup=sclite", *(f"{flag}=yes" for flag in flags)]
 
     def _sum_edits(self, ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, int, int, int]:
         # str.split called directly saves a method call per text; a subclass's own tokenize still wins.
@@ -137,3 +196,82 @@ class TER(ErrorRate):
     def __getstate__(self) -> dict:
         # The processor is rebuilt from the file, so a TER can be pickled (ddp_spawn, multiprocessing).
         return {**self.__dict__, "_processor": None}
+
+
+class SCLiteCER(ErrorRate):
+    """sclite's character error rate (``sclite -e utf-8 -c``): the characters of words, spaces not counted.
+
+    Unlike `CER`, a space is no unit: ``ab cd`` against ``abcd`` is no error. The defaults are
+    sclite's (``aligner="sclite"``, ``case="sclite"``: A-Z folded); ``noascii`` and
+    ``delete_hyphens`` are ``-c NOASCII`` and ``-c DH`` (`lightscore.text.cjk.sclite_chars`).
+
+    Args:
+        noascii: Keep a run of ASCII characters inside a word as one unit.
+        delete_hyphens: Delete ``-`` before splitting.
+        **options: as `ErrorRate`.
+
+    Raises:
+        TypeError, ValueError: as `ErrorRate`, or a flag that is not a bool.
+
+    >>> m = SCLiteCER(); m.update(ref=["ab cd", "我们"], hyp=["abcd", "我门"]); m.compute()["CER"]
+    16.666666666666664
+    >>> SCLiteCER(noascii=True).settings()
+    'CER unit=sclite_chars noascii=yes case=sclite aligner=sclite normalize=none'
+    """
+
+    name = "CER"
+    outputs = error_rate_outputs("CER")
+
+    def __init__(self, noascii: bool = False, delete_hyphens: bool = False, **options: Any) -> None:
+        for flag, value in (("noascii", noascii), ("delete_hyphens", delete_hyphens)):
+            check_type("SCLiteCER", flag, value, (bool,), "a bool")
+        self.noascii, self.delete_hyphens = noascii, delete_hyphens
+        super().__init__(**{"aligner": "sclite", "case": "sclite", **options})
+
+    def tokenize(self, text: str) -> list[str]:
+        """sclite's ``-c`` units of ``text``.
+
+        >>> SCLiteCER(delete_hyphens=True).tokenize("a-b 中")
+        ['a', 'b', '中']
+        """
+        from lightscore.text.cjk import sclite_chars
+
+        return sclite_chars(text, self.noascii, self.delete_hyphens)
+
+    def _tokenizer_settings(self) -> list[str]:
+        flags = [name for name, on in (("noascii", self.noascii), ("delete_hyphens", self.delete_hyphens)) if on]
+        return ["unit=sclite_chars", *(f"{flag}=yes" for flag in flags)]
+
+
+class MixedER(ErrorRate):
+    """Mixed error rate of code-switched speech: CJK characters and other words are the units.
+
+    Each CJK character counts alone and every other run of characters as one word
+    (`lightscore.text.cjk.mixed_units`), so Mandarin with English words is scored by
+    character and by word at once. Not jiwer's match error rate (the ``mer`` extra).
+
+    Args:
+        **options: as `ErrorRate`.
+
+    Raises:
+        TypeError, ValueError: as `ErrorRate`.
+
+    >>> m = MixedER(); m.update(ref=["我喜欢Python"], hyp=["我喜欢 python"]); m.compute()["MER_sub"]
+    1
+    """
+
+    name = "MER"
+    outputs = error_rate_outputs("MER")
+
+    def tokenize(self, text: str) -> list[str]:
+        """The mixed units of ``text``.
+
+        >>> MixedER().tokenize("用Python写")
+        ['用', 'Python', '写']
+        """
+        from lightscore.text.cjk import mixed_units
+
+        return mixed_units(text)
+
+    def _tokenizer_settings(self) -> list[str]:
+        return ["unit=mixed"]

@@ -48,6 +48,11 @@ class TextPipeline:
             texts = [self.normalizer(text) for text in texts]
         if self.case == "fold":
             texts = [text.lower() for text in texts]
+        elif self.case != "sensitive":  # sclite's folding: A-Z, plus a localization's table
+            from lightscore.text.sclite_case import sclite_folder
+
+            table = sclite_folder(self.case)
+            texts = [text.translate(table) for text in texts]
         return texts
 
     def tokens(self, text: str) -> Sequence:
@@ -65,7 +70,14 @@ class TextPipeline:
         >>> from lightscore.metrics import CER, WER
         >>> WER(aligner="sclite").align_tokens("x x x y".split(), "x y y".split())[0]
         ('x', None, 'D')
+        >>> WER(aligner="sclite", markup=True).align_tokens("{ a / b } c".split(), ["b", "c"])[0]
+        ('b', 'b', 'C')
         """
+        if getattr(self, "markup", False):  # WER(markup=True): the reference's words hold sclite's markup
+            from lightscore.text.sclite_markup import markup_align, parse_reference
+
+            flags = self.optional_deletable, self.fragments  # type: ignore[attr-defined]
+            return markup_align(parse_reference(" ".join(ref), *flags), parse_reference(" ".join(hyp), *flags))
         return self._aligner.align(ref, hyp)
 
     def align(self, ref_text: str, hyp_text: str) -> list[Pair]:

@@ -1,0 +1,129 @@
+"""lightscore's stm/ctm/GLM scoring (`lightscore.text.hubscr.hubscr`) against ``sctk hubscr`` on the same triple.
+
+    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 1]
+
+A generated conversation corpus (several files, two channels, ignored regions,
+words NIST's GLM rewrites and words it turns into alternations) is scored
+whole-process both ways: ``sctk hubscr -V -l english -h hub5`` (csrfilt on both
+sides, then ``sclite -F -D``; ``-V`` because hubscr's transcript validators
+refuse some of the GLM's own outputs) and a fresh interpreter calling
+``hubscr``. The totals (every segment's C, S, D, I from sclite's ``.pra``,
+summed) must be identical; a mismatch exits with status 1. Target: 10x faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import Row, header, python, table, verdict
+
+from lightscore.text.glm import glm_path, read_glm
+
+GLM = "en20030506"
+
+
+def corpus(segments: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
+    """Write ``ref.stm`` and ``hyp.ctm`` with about ``segments`` reference segments."""
+    rng = random.Random(seed)
+    # hubscr's validators take letters, apostrophes and inner hyphens only.
+    rules = read_glm(glm_path(GLM)).rules
+    rule_words = sorted({w for r in rules for w in r.source.split() if re.fullmatch(r"[A-Za-z']+", w)})
+    vocabulary = rng.sample(rule_words, 200) + ["uh-huh", "e-mail", "wor-", "(um)", "yes", "the", "a", "and"] * 20
+    stm, ctm = [";; generated"], []
+    per_channel = 50
+    for index in range(max(1, segments // (2 * per_channel))):
+        for channel in ("A", "B"):
+            time_ = 0.0
+            for _ in range(per_channel):
+                begin, end = time_, time_ + rng.uniform(1.0, 6.0)
+                text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 14)))
+                if rng.random() < 0.03:
+                    text = "IGNORE_TIME_SEGMENT_IN_SCORING"
+                stm.append(f"file{index:04d} {channel} spk{index:04d}{channel} {begin:.2f} {end:.2f} {text}")
+                said = text.split() if not text.startswith("IGNORE") else rng.sample(vocabulary, 3)
+                words = [w.strip("()") for w in said if rng.random() < 0.85] + rng.sample(vocabulary, 1)
+                step = (end - begin) / len(words)
+                ctm += [
+                    f"file{index:04d} {channel} {begin + k * step:.2f} {step * 0.9:.2f} {w} 0.9"
+                    for k, w in enumerate(words)
+                ]
+                time_ = end + rng.uniform(0.0, 0.5)
+    (folder / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
+    (folder / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    return folder / "ref.stm", folder / "hyp.ctm"
+
+
+def run_sctk(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
+    command = [
+        "sctk",
+        "hubscr",
+        "-V",
+        "-g",
+        str(glm_path(GLM)),
+        "-l",
+        "english",
+        "-h",
+        "hub5",
+        "-r",
+        stm.name,
+        ctm.name,
+    ]
+    start = time.perf_counter()
+    subprocess.run(command, cwd=stm.parent, check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    pra = (ctm.parent / f"{ctm.name}.filt.pra").read_text(encoding="utf-8")
+    scores = re.findall(r"^Scores: \(#C #S #D #I\) (\d+) (\d+) (\d+) (\d+)", pra, flags=re.M)
+    totals = [sum(int(row[k]) for row in scores) for k in range(4)]
+    return seconds, (totals[0], totals[1], totals[2], totals[3])
+
+
+def run_lightscore(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
+    code = (
+        "import sys; from lightscore.text.hubscr import hubscr\n"
+        f"found = hubscr({str(stm)!r}, {str(ctm)!r}, {GLM!r})\n"
+        "print(sum(c.ref_len - c.sub - c.dele for c in found), sum(c.sub for c in found), "
+        "sum(c.dele for c in found), sum(c.ins for c in found))\n"
+    )
+    start = time.perf_counter()
+    done = subprocess.run([python(), "-c", code], check=True, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    c, s, d, i = map(int, done.stdout.split())
+    return seconds, (c, s, d, i)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--segments", type=int, default=4000)
+    parser.add_argument("--repeats", type=int, default=1)
+    args = parser.parse_args()
+    header(f"stm/ctm/GLM scoring against sctk hubscr ({args.segments:,} segments, GLM {GLM})")
+    if shutil.which("sctk") is None:
+        print("sctk is not on PATH: nothing to compare\n")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        stm, ctm = corpus(args.segments, Path(tmp))
+        ours, theirs = [], []
+        for _ in range(args.repeats):
+            seconds, expected = run_sctk(stm, ctm)
+            theirs.append(seconds)
+            seconds, got = run_lightscore(stm, ctm)
+            ours.append(seconds)
+    rows = [Row("sctk hubscr (csrfilt x2 + sclite -F -D)", args.segments, theirs, unit="segments")]
+    rows.append(Row("lightscore text.hubscr.hubscr (fresh interpreter)", args.segments, ours, unit="segments"))
+    print(table(rows, baseline=rows[0].method))
+    print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}: {'identical' if got == expected else 'DIFFER'}")
+    print(verdict("speed-up over sctk hubscr", rows[0].median / rows[1].median, 10, higher_is_better=True))
+    print()
+    return 0 if got == expected else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""sclite's input files (trn, stm + ctm) as the SCP files every error-rate road reads, with the options to score them.
+
+`sclite_scps` turns a reference and a hypothesis file into ``ref.scp`` and
+``hyp.scp`` (and for stm an ``utt2spk``, speakers from the stm), plus the
+metric options that make `lightscore.metrics.WER` count what sclite counts:
+
+- trn (``text (utt_id)``): sclite reads both sides' markup, so ``markup=True``;
+  the rows are the hypothesis's utterances, in its order (sclite looks each up
+  in the reference).
+- stm + ctm: ``hubscr``'s segments (`lightscore.text.hubscr.hubscr_rows`: the
+  GLM on both sides, words given to segments by time), scored with sclite's
+  ``-F -D`` and case folding.
+
+The command line (``lightscore score ref.stm hyp.ctm --glm en20030506``) and a
+metrics YAML can both bind these SCP files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from lightscore.scp import write_scp
+from lightscore.text.trn import SCLITE_FORMATS, TrnError, read_trn
+
+__all__ = ["SCLITE_FORMATS", "SCliteInputs", "input_format", "sclite_scps"]
+
+
+class SCliteInputs(NamedTuple):
+    """The SCP files to score and the `lightscore.metrics.WER` options that score them as sclite."""
+
+    ref: Path
+    hyp: Path
+    utt2spk: Path | None
+    options: dict[str, Any]
+    prepared: str = ""  # how the files were made, for beside the metric's settings(): "stm/ctm as hubscr, GLM ..."
+
+
+def input_format(ref: str | os.PathLike, hyp: str | os.PathLike, fmt: str | None = None) -> str:
+    """``scp``, ``trn`` or ``stm``: ``fmt`` when given, else from the files' suffixes.
+
+    Raises:
+        ValueError: an unknown ``fmt``, an stm reference without a ctm hypothesis, or a ctm without an stm.
+
+    >>> input_format("ref.trn", "hyp.trn"), input_format("ref.stm", "hyp.ctm"), input_format("ref", "hyp")
+    ('trn', 'stm', 'scp')
+    """
+    if fmt is not None and fmt not in SCLITE_FORMATS:
+        raise ValueError(f"input format {fmt!r} is not one of {', '.join(SCLITE_FORMATS)}")
+    ref_suffix, hyp_suffix = Path(ref).suffix.lower(), Path(hyp).suffix.lower()
+    found = fmt or {".trn": "trn", ".stm": "stm"}.get(ref_suffix, "scp")
+    if (found == "stm") != (hyp_suffix == ".ctm" or fmt == "stm"):
+        raise ValueError(f"an stm reference is scored against a ctm hypothesis: got {ref} and {hyp}")
+    return found
+
+
+def sclite_scps(
+    ref: str | os.PathLike,
+    hyp: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    fmt: str | None = None,
+    glm: str | os.PathLike | None = None,
+) -> SCliteInputs:
+    """Write ``ref.scp`` and ``hyp.scp`` for sclite's input files; return them with the options that score them.
+
+    Args:
+        ref: A trn or stm reference (an SCP file is returned as it is).
+        hyp: The trn or ctm hypothesis.
+        out_dir: Where the SCP files go.
+        fmt: ``trn`` or ``stm`` when the suffixes do not tell (`input_format`).
+        glm: For stm + ctm: a GLM by name (`lightscore.text.glm.GLMS`) or path, applied to both
+            sides as hubscr does; None filters nothing.
+
+    Returns:
+        `SCliteInputs`; ``options`` go to `lightscore.metrics.WER` beside the caller's own.
+
+    Raises:
+        lightscore.text.trn.TrnError: a malformed trn line, or a hypothesis id the reference lacks.
+        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        ValueError: a GLM given for trn or SCP input.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ref.trn").write_text("{ um / uh } yes (s-1)\\n"); _ = (d / "hyp.trn").write_text("uh yes (s-1)\\n")
+    >>> inputs = sclite_scps(d / "ref.trn", d / "hyp.trn", d / "scp")
+    >>> inputs.ref.read_text(), inputs.options
+    ('s-1 { um / uh } yes\\n', {'markup': True, 'aligner': 'sclite'})
+    """
+    found = input_format(ref, hyp, fmt)
+    if glm is not None and found != "stm":
+        raise ValueError(f"a GLM filters stm and ctm files (as hubscr), not {found} input")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if found == "scp":
+        return SCliteInputs(Path(ref), Path(hyp), None, {})
+    if found == "trn":
+        refs = dict(read_trn(ref))
+        rows = list(read_trn(hyp))
+        missing = [utt_id for utt_id, _ in rows if utt_id not in refs]
+        if missing:
+            raise TrnError(f"{os.fspath(ref)}: no reference for utterance {missing[0]!r} of {os.fspath(hyp)}")
+        scp_ref = write_scp(out / "ref.scp", ((utt_id, refs[utt_id]) for utt_id, _ in rows))
+        options = {"markup": True, "aligner": "sclite"}
+        return SCliteInputs(scp_ref, write_scp(out / "hyp.scp", rows), None, options, "trn (sclite's markup read)")
+    from lightscore.text.hubscr import hubscr_rows
+
+    segments = hubscr_rows(ref, hyp, glm)
+    scp_ref = write_scp(out / "ref.scp", ((s.utt_id, s.ref) for s in segments))
+    scp_hyp = write_scp(out / "hyp.scp", ((s.utt_id, s.hyp) for s in segments))
+    utt2spk = write_scp(out / "utt2spk", ((s.utt_id, s.speaker) for s in segments))
+    options = {"markup": True, "optional_deletable": True, "fragments": True, "aligner": "sclite", "case": "sclite"}
+    return SCliteInputs(scp_ref, scp_hyp, utt2spk, options, f"stm/ctm as hubscr: {_glm_note(glm)}, words by midpoint")
+
+
+def _glm_note(glm: str | os.PathLike | None) -> str:
+    """The GLM as settings name it: its name or file and the first 8 hex digits of its sha1; "no GLM"."""
+    if glm is None:
+        return "no GLM"
+    import hashlib
+
+    from lightscore.text.glm import glm_path
+
+    path = glm_path(glm)
+    return f"GLM {path.name} (sha1 {hashlib.sha1(path.read_bytes()).hexdigest()[:8]}) csrfilt -dh"

@@ -1,0 +1,275 @@
+"""NIST GLM filtering with ``csrfilt``'s semantics: string-rewriting rules applied to both sides before scoring.
+
+A GLM (global mapping file, SCTK ``GLMRules.txt``) lists rules ``A => B`` or
+``A => B / C __ D``; ``rfilter1`` moves a cursor through the text and at each
+character applies the first rule, in file order, whose ``A`` starts there with
+``C`` just before it and ``D`` just after it in the *input*; it writes ``B`` and
+skips ``A``, or else copies the character (``copy_no_hit``, the default) or drops
+it. ``case_sensitive = 'F'`` (NIST's GLMs) compares A-Z case-blind. Rules after
+a ``;; INPUT_DEPENDENT_APPLICATION = "<regex>"`` line apply only when the regex
+matches the input format or purpose (``ctm``, ``hyp``: NIST's contraction
+alternations ``{HE IS / HE HAS}`` are for the hypothesis only).
+
+`csrfilt` is ``csrfilt.sh``'s text pipeline around it: upper-case A-Z (unless
+``-s``), space the parentheses of ``(optional)`` words, rewrite, then ``-dh``
+(split hyphenated words, fragments kept), and mark every word of an
+``(optional phrase)`` optional. NIST's English GLMs ship with lightscore
+(`glm_path`, `GLMS`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "glm_path", "read_glm", "rewrite"]
+
+GLMS = ("en20030506", "en20090415")
+"""NIST's English GLMs shipped as package data (RT-03 and RT-04 scoring), usable by name."""
+
+_UPPER = {code: code - 32 for code in range(ord("a"), ord("z") + 1)}
+_DEPENDENT = re.compile(r'^;;\s+INPUT_DEPENDENT_APPLICATION\s*=\s*"([^"]*)"')
+_HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
+
+
+class GlmError(ValueError):
+    """A GLM file that cannot be read; the message names the file and the line."""
+
+
+class GlmRule(NamedTuple):
+    """One rule: ``source => target / left __ right``, and the regex its input-dependent section needs."""
+
+    source: str
+    target: str
+    left: str
+    right: str
+    applies_to: str | None
+    line: int
+
+
+@dataclass
+class Glm:
+    """A parsed GLM: its rules in file order and its header switches."""
+
+    path: str
+    rules: list[GlmRule] = field(default_factory=list)
+    copy_no_hit: bool = True
+    case_sensitive: bool = False
+    name: str = ""
+
+
+def glm_path(name: str | os.PathLike) -> Path:
+    """The file of a GLM given by name (one of `GLMS`) or by path.
+
+    Raises:
+        GlmError: neither a shipped GLM nor a file.
+
+    >>> glm_path("en20030506").name
+    'en20030506.glm'
+    """
+    if str(name) in GLMS:
+        return Path(str(resources.files("lightscore.text") / "glm" / f"{name}.glm"))
+    if not Path(name).is_file():
+        raise GlmError(f"GLM {str(name)!r} is neither a file nor one of {', '.join(GLMS)}")
+    return Path(name)
+
+
+def _field(text: str) -> tuple[str, str]:
+    """The first string of ``text`` (``[...]``, ``'...'`` or a bare run up to ``/``, ``__`` or the end) and the rest."""
+    text = text.lstrip()
+    if text[:1] == "[":
+        close = text.find("]", 1)
+        if close >= 0:
+            return text[1:close], text[close + 1 :]
+    elif text[:1] == "'" and text.find("'", 1) > 0:  # 'CAUSE is a word: only a closed quote bounds a string
+        close = text.find("'", 1)
+        return text[1:close], text[close + 1 :]
+    # rfilter1 ends a bare string at the last "/" (en20030506.glm's unclosed "[{WEBSTER'S / WEBSTER IS / ...").
+    stop = min((k for k in (text.rfind("/"), text.find("__")) if k >= 0), default=len(text))
+    return text[:stop].strip(), text[stop:]
+
+
+def _rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
+    """The rule on one comment-free line, or None when rfilter1 would read none there."""
+    if " => " not in f" {body} ".replace("\t", " ") or not body.split("=>")[0].strip():
+        return None  # rfilter1 reads no rule from "A=>B" or a line without an arrow
+    source, rest = _field(body[: body.index("=>")])
+    target, rest = _field(body[body.index("=>") + 2 :])
+    left = right = ""
+    rest = rest.strip()
+    if rest.startswith("/") and "__" in rest:
+        before, after = rest[1:].split("__", 1)
+        left = _field(before)[0] if before.strip() else ""
+        right = _field(after)[0] if after.strip() else ""
+    return GlmRule(source, target, left, right, applies_to, number)
+
+
+@lru_cache(maxsize=8)
+def read_glm(path: str | os.PathLike) -> Glm:
+    """Parse a GLM file (`glm_path` names a shipped one).
+
+    The first token of the first line is the comment mark; ``*`` lines are the header.
+
+    A line rfilter1 reads no rule from (``A=>B`` without spaces) is skipped, as rfilter1 skips it.
+
+    >>> glm = read_glm(glm_path("en20030506"))
+    >>> glm.copy_no_hit, glm.case_sensitive, glm.rules[0][:4]
+    (True, False, ('HUH-UH', '%BCNACK', ' ', ' '))
+    """
+    text = Path(path).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    comment = (text[0].split() or [";;"])[0] if text else ";;"
+    glm, applies_to = Glm(str(path)), None
+    for number, line in enumerate(text, 1):
+        dependent = _DEPENDENT.match(line)
+        if dependent:
+            applies_to = dependent[1].lower()
+        header = _HEADER.match(line)
+        if header:
+            key, value = header[1].lower(), header[2].strip().upper()
+            if key in ("copy_no_hit", "case_sensitive"):
+                setattr(glm, key, value in ("T", "YES", "TRUE"))
+            elif key == "name":
+                glm.name = header[2]
+            continue
+        body = _strip_comment(line, comment)
+        if not body.strip():
+            continue
+        rule = _rule(body, applies_to, number)
+        if rule is not None:
+            glm.rules.append(rule)
+    return glm
+
+
+def _strip_comment(line: str, comment: str) -> str:
+    """``line`` without its comment, a comment mark inside ``[...]`` or ``'...'`` kept."""
+    inside = ""
+    for k, char in enumerate(line):
+        if inside:
+            inside = "" if char == inside else inside
+        elif char == "[" or (char == "'" and line.find("'", k + 1) > 0):
+            inside = "]" if char == "[" else "'"
+        elif line.startswith(comment, k):
+            return line[:k]
+    return line
+
+
+def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
+    """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
+    fold = not glm.case_sensitive
+    rules = [
+        r._replace(source=_fold(r.source, fold), left=_fold(r.left, fold), right=_fold(r.right, fold))
+        for r in glm.rules
+        if r.source and _applies(r.applies_to, input_type, purpose)
+    ]
+    by_key: dict[str, list[tuple[int, GlmRule]]] = {}
+    for order, rule in enumerate(rules):
+        by_key.setdefault(rule.source[:2], []).append((order, rule))
+    # A two-character key also offers the one-character rules of its first character, in file order.
+    singles = {key: entries for key, entries in by_key.items() if len(key) == 1}
+    index = {key: [r for _, r in sorted(entries + singles.get(key[0], []))] for key, entries in by_key.items()}
+    return index, fold
+
+
+def _applies(regex: str | None, input_type: str, purpose: str) -> bool:
+    """csrfilt's test of an input-dependent section: its regex found in the input type or the purpose."""
+    return regex is None or bool(re.search(regex, input_type)) or bool(re.search(regex, purpose))
+
+
+def _fold(text: str, fold: bool) -> str:
+    return text.translate(_UPPER) if fold else text
+
+
+def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> str:
+    """``rfilter1``: apply ``glm``'s rules to ``text`` with the cursor algorithm of SCTK's ``GLMRules.txt``.
+
+    Args:
+        text: The text, as csrfilt hands it over (already padded with spaces).
+        glm: From `read_glm`.
+        input_type: ``trn``, ``stm``, ``ctm``... (for input-dependent sections).
+        purpose: ``ref`` or ``hyp`` (csrfilt's ``-t``), or "".
+
+    Returns:
+        The rewritten text.
+
+    >>> glm = read_glm(glm_path("en20030506"))
+    >>> rewrite(" UH HUH GONNA ", glm)
+    ' %HESITATION %HESITATION GOING TO '
+    """
+    index, fold = _indexed(glm, input_type.lower(), purpose.lower())
+    probe = _fold(text, fold)
+    out, cursor, size = [], 0, len(text)
+    while cursor < size:
+        for rule in index.get(probe[cursor : cursor + 2], index.get(probe[cursor], ())):
+            end = cursor + len(rule.source)
+            if (
+                probe.startswith(rule.source, cursor)
+                and (
+                    not rule.left or (cursor >= len(rule.left) and probe.startswith(rule.left, cursor - len(rule.left)))
+                )
+                and (not rule.right or probe.startswith(rule.right, end))
+            ):
+                out.append(rule.target)
+                cursor = end
+                break
+        else:
+            if glm.copy_no_hit:
+                out.append(text[cursor])
+            cursor += 1
+    return "".join(out)
+
+
+_indexes: dict[tuple[int, str, str], tuple[dict[str, list[GlmRule]], bool]] = {}
+
+
+def _indexed(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
+    key = (id(glm), input_type, purpose)
+    if key not in _indexes:
+        _indexes[key] = _index(glm, input_type, purpose)
+    return _indexes[key]
+
+
+def csrfilt(
+    text: str,
+    glm: Glm,
+    input_type: str = "trn",
+    purpose: str = "",
+    upcase: bool = True,
+    delete_hyphens: bool = False,
+) -> str:
+    """One transcript through ``csrfilt.sh -i <input_type> -t <purpose> [-s] [-dh] <glm>``.
+
+    Args:
+        text: The transcript (a trn or stm text, or one ctm word).
+        glm: From `read_glm`.
+        input_type: csrfilt's ``-i``: ``trn``, ``stm``, ``ctm`` or ``txt``.
+        purpose: csrfilt's ``-t``: ``ref``, ``hyp`` or "".
+        upcase: Upper-case A-Z first (csrfilt without ``-s``).
+        delete_hyphens: ``-dh``: ``a-b`` becomes ``a b`` (``wor-`` and ``-ord`` stay fragments).
+
+    Returns:
+        The filtered text, words separated by single spaces.
+
+    >>> glm = read_glm(glm_path("en20030506"))
+    >>> csrfilt("he's gonna (um) e-mail", glm, "ctm", "hyp", delete_hyphens=True)
+    '{HE IS / HE HAS} GOING TO (%HESITATION) E MAIL'
+    """
+    text = " " + " ".join(text.split()) + " "
+    if upcase:
+        text = text.translate(_UPPER)
+    # csrfilt pads every text once more; a ctm word arrives without its own spaces.
+    pad = " " if input_type != "ctm" else ""
+    text = pad + text.replace("(", "( ").replace(")", " )") + pad
+    text = rewrite(text, glm, input_type, purpose)
+    if delete_hyphens:
+        text = re.sub(r"([^\( ])-(?=[^\) ])", r"\1 ", text)
+    while True:  # every word of an (optional phrase) is optional on its own
+        text, done = re.subn(r"(\(\s+[^()\s]+\s+)([^()\s]+)", r"\1) ( \2", text, count=1)
+        if not done:
+            break
+    text = re.sub(r"\s+\)", ")", re.sub(r"\(\s+", "(", text))
+    return " ".join(text.split())

@@ -1,0 +1,156 @@
+"""sclite's reading of a transcript as a network: alternations ``{ a / b c / @ }``, ``@``, ``(word)``, ``wor-``.
+
+SCTK's ``Network_create_from_TEXT`` splits a text at whitespace, except that a
+token opening with ``{`` runs to its matching ``}``; an alternation's
+alternatives are split at ``/`` on its own depth and read the same way, so they
+nest. Each branch forks from the arcs before the alternation and the branches'
+last arcs all lead to what follows, in the order written (sclite keeps the first
+of equally cheap predecessors). `lightscore.text.sclite_markup` aligns two such
+networks.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["MarkupError", "Network", "Word", "parse_reference", "read_words"]
+
+
+class MarkupError(ValueError):
+    """A reference sclite's markup cannot read (an unclosed ``{``, an empty alternation)."""
+
+
+class Word(NamedTuple):
+    """One word of a network: as written, as compared, and what sclite makes of it.
+
+    >>> read_words("(uh) @ wor-", optional=True, fragments=True)  # doctest: +NORMALIZE_WHITESPACE
+    [Word(text='(uh)', key=b'uh', null=False, optional=True, fragment=False),
+     Word(text='@', key=b'@', null=True, optional=False, fragment=False),
+     Word(text='wor-', key=b'wor-', null=False, optional=False, fragment=True)]
+    """
+
+    text: str
+    key: bytes  # the compared form: UTF-8 (sclite compares bytes), without an optional word's parentheses
+    null: bool
+    optional: bool
+    fragment: bool  # -F and a leading or trailing hyphen: may match a longer word
+
+
+def _word(text: str, optional: bool, fragments: bool) -> Word:
+    if len(text) > 1 and text[-1] == "*":  # sclite's new_WORD drops one trailing "*"
+        text = text[:-1]
+    deletable = optional and len(text) > 1 and text[0] == "(" and text[-1] == ")"
+    key = (text[1:-1] if deletable else text).encode("utf-8")
+    # decode_fragment: a hyphen first or last, or last inside an optional word's parentheses.
+    fragment = fragments and (text[:1] == "-" or text[-1:] == "-" or (deletable and text[-2:-1] == "-"))
+    return Word(text, key, text == "@", deletable, fragment)
+
+
+def read_words(text: str, optional: bool = False, fragments: bool = False) -> list[Word]:
+    """A text without alternations as sclite's words (`parse_reference` reads alternations too).
+
+    Args:
+        text: Whitespace-separated words.
+        optional: ``-D``: ``(word)`` is optionally deletable.
+        fragments: ``-F``: words may be fragments.
+
+    Returns:
+        One `Word` per word.
+    """
+    return [_word(token, optional, fragments) for token in text.split()]
+
+
+# A network: arcs in topological order, each (word, predecessor arcs); arc 0 is the head (no word).
+Network = tuple[list[tuple[Word | None, list[int]]], list[int]]
+
+
+def parse_reference(text: str, optional: bool = False, fragments: bool = False) -> Network:
+    """A transcript with sclite's markup (a reference, or a trn hypothesis) as a network: ``(arcs, final arcs)``.
+
+    Args:
+        text: The reference; ``{`` opens an alternation when it begins a token.
+        optional: ``-D``: ``(word)`` is optionally deletable.
+        fragments: ``-F``: words may be fragments.
+
+    Returns:
+        ``arcs``, one ``(word, predecessors)`` each in topological order (arc 0 the head, no word),
+        and the arcs that end the reference.
+
+    Raises:
+        MarkupError: an alternation that is never closed or holds no alternative.
+
+    >>> arcs, ends = parse_reference("{ a / b c } d")
+    >>> [(w.text if w else None, preds) for w, preds in arcs], ends
+    ([(None, []), ('a', [0]), ('b', [0]), ('c', [2]), ('d', [1, 3])], [4])
+    """
+    arcs: list[tuple[Word | None, list[int]]] = [(None, [])]
+    ends = _build(_elements(text), [0], arcs, optional, fragments, text)
+    return arcs, ends
+
+
+def _elements(text: str) -> list:
+    """Words (str) and alternations (list of alternatives, each a text), as sclite's tokenizer splits them."""
+    if "{" not in text:  # most transcripts: words only
+        return text.split()
+    elements: list = []
+    position, size = 0, len(text)
+    while position < size:
+        if text[position].isspace():
+            position += 1
+            continue
+        if text[position] != "{":
+            stop = position
+            while stop < size and not text[stop].isspace():
+                stop += 1
+            elements.append(text[position:stop])
+            position = stop
+            continue
+        depth, stop = 0, position
+        while stop < size:
+            depth += {"{": 1, "}": -1}.get(text[stop], 0)
+            stop += 1
+            if depth == 0:
+                break
+        if depth:
+            raise MarkupError(f"the alternation at character {position + 1} is never closed: {text!r}")
+        elements.append(_alternatives(text[position + 1 : stop - 1], text))
+        position = stop
+    return elements
+
+
+def _alternatives(inner: str, text: str) -> list[str]:
+    """The texts between ``/`` at depth 0 of an alternation's inside; blank ones are skipped, as sclite does."""
+    if "{" in inner:
+        parts = _split_top_level(inner)
+    else:  # no nesting: every "/" splits
+        parts = inner.split("/")
+    parts = [part for part in parts if part.strip()]
+    if not parts:
+        raise MarkupError(f"an alternation holds no alternative (write @ for nothing): {text!r}")
+    return parts
+
+
+def _split_top_level(inner: str) -> list[str]:
+    """``inner`` split at the ``/`` outside nested braces."""
+    parts, depth, start = [], 0, 0
+    for k, char in enumerate(inner):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "/" and depth == 0:
+            parts.append(inner[start:k])
+            start = k + 1
+    parts.append(inner[start:])
+    return parts
+
+
+def _build(elements: list, preds: list[int], arcs: list, optional: bool, fragments: bool, text: str) -> list[int]:
+    """Append ``elements``' arcs after ``preds``; return the arcs they end with (every branch's, in order)."""
+    for element in elements:
+        if isinstance(element, str):
+            arcs.append((_word(element, optional, fragments), preds))
+            preds = [len(arcs) - 1]
+            continue
+        ends: list[int] = []
+        for alternative in element:
+            ends += _build(_elements(alternative), preds, arcs, optional, fragments, text)
+        preds = ends
+    return preds

@@ -1,0 +1,202 @@
+"""sclite's stm references and ctm hypotheses, and its rule for giving each reference segment its words.
+
+An stm line is ``file channel speaker begin end [<labels>] transcript`` (the
+transcript may be ``IGNORE_TIME_SEGMENT_IN_SCORING``); a ctm line is ``file
+channel begin duration word [confidence]``, and ``<ALT_BEGIN>`` / ``<ALT>`` /
+``<ALT_END>`` lines (times ``*``) bound an alternation (what ``csrfilt`` makes
+of ``{HE IS / HE HAS}``). Lines starting ``;;`` are comments.
+
+sclite's DP mode chops the hypothesis per file and channel: it walks the
+segments in time order and gives each one every remaining word whose midpoint
+lies *before the segment's end* (the last segment takes the rest); an
+alternation goes whole, by its latest midpoint; the words an
+``IGNORE_TIME_SEGMENT_IN_SCORING`` segment gets are dropped, and the segment
+too. Segments are named ``<speaker>-NNN`` in that order, as sclite's reports.
+(`lightscore.segments.readers` reads stm and ctm for meeting metrics, without
+channels, labels or alternations; this module keeps what sclite needs.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import NamedTuple
+
+__all__ = ["IGNORE", "CtmItem", "Segment", "StmCtmError", "assign_words", "hyp_text", "read_ctm", "read_stm"]
+
+IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
+
+Timed = tuple[float, float, str]  # (begin, duration, word)
+
+
+class StmCtmError(ValueError):
+    """A malformed stm or ctm line; the message names the file and the line."""
+
+
+class Segment(NamedTuple):
+    """One stm reference segment."""
+
+    file: str
+    channel: str
+    speaker: str
+    begin: float
+    end: float
+    labels: str
+    text: str
+    line: int
+
+
+class CtmItem(NamedTuple):
+    """One hypothesis word, or one alternation (several alternatives, each a list of timed words)."""
+
+    alternatives: tuple[tuple[Timed, ...], ...]
+    line: int
+
+    @property
+    def midpoint(self) -> float:
+        """The latest midpoint of its words: an alternation is not split between segments."""
+        return max((begin + duration / 2 for alt in self.alternatives for begin, duration, _ in alt), default=0.0)
+
+
+def _number(text: str, what: str, where: str, number: int) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise StmCtmError(f"{where} line {number}: {what} {text!r} is not a number") from None
+
+
+def _content(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
+    for number, raw in enumerate(lines, 1):
+        fields = raw.split()
+        if fields and not raw.lstrip().startswith(";;"):
+            yield number, fields, raw
+
+
+def _lines(path: str | os.PathLike) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return f.readlines()
+
+
+def read_stm(path: str | os.PathLike) -> list[Segment]:
+    """The segments of an stm file, in file order.
+
+    Raises:
+        StmCtmError: fewer than 5 fields, or a time that is not a number.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "ref.stm"
+    >>> _ = p.write_text(";; x\\nf1 A spk1 0.0 1.5 <o,f0,male> uh huh\\n")
+    >>> read_stm(p)
+    [Segment(file='f1', channel='A', speaker='spk1', begin=0.0, end=1.5, labels='<o,f0,male>', text='uh huh', line=2)]
+    """
+    where, segments = os.fspath(path), []
+    for number, fields, _ in _content(_lines(path)):
+        if len(fields) < 5:
+            raise StmCtmError(f"{where} line {number}: an stm line needs 5 fields or more, got {' '.join(fields)!r}")
+        begin, end = _number(fields[3], "begin", where, number), _number(fields[4], "end", where, number)
+        rest = fields[5:]
+        labels = rest.pop(0) if rest and rest[0].startswith("<") and rest[0].endswith(">") else ""
+        segments.append(Segment(fields[0], fields[1], fields[2], begin, end, labels, " ".join(rest), number))
+    return segments
+
+
+def read_ctm(path: str | os.PathLike, lines: Iterable[str] | None = None) -> dict[tuple[str, str], list[CtmItem]]:
+    """The items of a ctm file (or of its ``lines``, e.g. filtered) per ``(file, channel)``, by time.
+
+    Alternations stay whole.
+
+    Raises:
+        StmCtmError: fewer than 5 fields, a bad time, or an unbalanced ``<ALT_BEGIN>``.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.ctm"
+    >>> _ = p.write_text("f1 A 0.5 0.25 hello 0.9\\nf1 A * * <ALT_BEGIN>\\nf1 A 1 0.5 a\\nf1 A * * <ALT>\\n"
+    ...                  "f1 A 1 0.5 b\\nf1 A * * <ALT_END>\\n")
+    >>> [hyp_text([item]) for item in read_ctm(p)[("f1", "A")]]
+    ['hello', '{ a / b }']
+    """
+    where = os.fspath(path)
+    items: dict[tuple[str, str], list[CtmItem]] = {}
+    open_block: list[list[Timed]] | None = None
+    start = 0
+    for number, fields, _ in _content(_lines(path) if lines is None else lines):
+        if len(fields) < 5:
+            raise StmCtmError(f"{where} line {number}: a ctm line needs 5 fields or more, got {' '.join(fields)!r}")
+        key, word = (fields[0], fields[1]), fields[4]
+        if word == "<ALT_BEGIN>":
+            open_block, start = [[]], number
+        elif word == "<ALT>" and open_block is not None:
+            open_block.append([])
+        elif word == "<ALT_END>" and open_block is not None:
+            alternatives = tuple(tuple(alt) for alt in open_block)
+            items.setdefault(key, []).append(CtmItem(alternatives, start))
+            open_block = None
+        else:
+            timed = (_number(fields[2], "begin", where, number), _number(fields[3], "duration", where, number), word)
+            if open_block is not None:
+                open_block[-1].append(timed)
+            else:
+                items.setdefault(key, []).append(CtmItem(((timed,),), number))
+    if open_block is not None:
+        raise StmCtmError(f"{where} line {start}: <ALT_BEGIN> is never closed by <ALT_END>")
+    for key in items:
+        items[key].sort(key=lambda item: min((w[0] for alt in item.alternatives for w in alt), default=0.0))
+    return items
+
+
+def hyp_text(items: Iterable[CtmItem]) -> str:
+    """A segment's hypothesis as sclite's network text: words, and alternations as ``{ a b / c }``.
+
+    >>> hyp_text([CtmItem((((0.0, 1.0, "a"),),), 1), CtmItem((((1, 1, "b"), (1, 1, "c")), ((1, 1, "d"),)), 2)])
+    'a { b c / d }'
+    """
+    parts = []
+    for item in items:
+        if len(item.alternatives) == 1:
+            parts += [word for _, _, word in item.alternatives[0]]
+        else:
+            texts = [" ".join(word for _, _, word in alt) or "@" for alt in item.alternatives]
+            parts.append("{ " + " / ".join(texts) + " }")
+    return " ".join(parts)
+
+
+def assign_words(
+    segments: list[Segment], ctm: dict[tuple[str, str], list[CtmItem]]
+) -> list[tuple[str, Segment, list[CtmItem]]]:
+    """sclite's chopping of the hypothesis: ``(utterance id, segment, its items)`` per scored segment.
+
+    Args:
+        segments: From `read_stm`.
+        ctm: From `read_ctm`.
+
+    Returns:
+        One entry per segment that is not ``IGNORE_TIME_SEGMENT_IN_SCORING``, in sclite's order
+        (file, channel, then time), named ``<speaker>-NNN`` per speaker in that order.
+
+    >>> seg = [Segment("f", "1", "s", 0, 1, "", "a", 1), Segment("f", "1", "s", 2, 3, "", "b", 2)]
+    >>> words = {("f", "1"): [CtmItem((((0.9, 0.2, "x"),),), 1), CtmItem((((5.0, 0.2, "y"),),), 2)]}
+    >>> [(utt, [hyp_text([i]) for i in items]) for utt, _, items in assign_words(seg, words)]
+    [('s-000', []), ('s-001', ['x', 'y'])]
+    """
+    groups: dict[tuple[str, str], list[Segment]] = {}
+    for segment in segments:
+        groups.setdefault((segment.file, segment.channel), []).append(segment)
+    counters: dict[str, int] = {}
+    assigned = []
+    for key in sorted(groups):
+        ordered = sorted(groups[key], key=lambda s: s.begin)
+        items, position = ctm.get(key, []), 0
+        for k, segment in enumerate(ordered):
+            stop = position
+            if k == len(ordered) - 1:
+                stop = len(items)
+            else:
+                while stop < len(items) and items[stop].midpoint < segment.end:
+                    stop += 1
+            taken, position = items[position:stop], stop
+            if segment.text.strip().upper() == IGNORE:
+                continue
+            number = counters.get(segment.speaker, 0)
+            counters[segment.speaker] = number + 1
+            assigned.append((f"{segment.speaker}-{number:03d}", segment, taken))
+    return assigned
