@@ -30,9 +30,10 @@ from typing import Any, NamedTuple
 
 from lightscore.analysis.breakdown import UttCounts, speaker_table
 from lightscore.analysis.verdict import significant, verdict
-from lightscore.metrics import CER, TER, WER, ErrorRate
+from lightscore.metrics import CER, TER, WER, ErrorRate, MixedER, SCLiteCER
 from lightscore.scp.files import iter_rows
 from lightscore.text.alignment import Pair
+from lightscore.text.choices import ERROR_RATES
 
 __all__ = [
     "METRICS",
@@ -47,7 +48,7 @@ __all__ = [
     "score_system",
 ]
 
-METRICS = ("wer", "cer", "ter")
+METRICS = ERROR_RATES
 TESTS = ("bootstrap", "mapsswe", "mcnemar", "sign", "wilcoxon")
 TEST_NAMES = {"bootstrap": "paired bootstrap", "mapsswe": "MAPSSWE", "mcnemar": "McNemar", "sign": "sign",
               "wilcoxon": "Wilcoxon"}  # fmt: skip
@@ -68,10 +69,10 @@ class ScoredSystem(NamedTuple):
 
 
 def metric_by_name(metric: str = "wer", bpemodel: str | os.PathLike | None = None, **options: Any) -> ErrorRate:
-    """The error rate called ``metric`` ("wer", "cer" or "ter"), built with ``options``.
+    """The error rate called ``metric`` (one of `lightscore.text.choices.ERROR_RATES`), built with ``options``.
 
     Args:
-        metric: "wer", "cer" or "ter".
+        metric: "wer", "cer", "ter", "sclite_cer" (sclite's ``-c``) or "mer" (CJK characters and other words).
         bpemodel: the SentencePiece model TER counts the pieces of; only for "ter".
         options: keyword arguments of `lightscore.metrics.WER` (case, aligner, normalize, ci...).
 
@@ -86,7 +87,7 @@ def metric_by_name(metric: str = "wer", bpemodel: str | os.PathLike | None = Non
     >>> metric_by_name("bleu")
     Traceback (most recent call last):
     ...
-    ValueError: metric 'bleu' is not one of wer, cer, ter
+    ValueError: metric 'bleu' is not one of wer, cer, ter, sclite_cer, mer
     """
     if metric not in METRICS:
         raise ValueError(f"metric {metric!r} is not one of {', '.join(METRICS)}")
@@ -96,7 +97,7 @@ def metric_by_name(metric: str = "wer", bpemodel: str | os.PathLike | None = Non
         return TER(bpemodel, **options)
     if bpemodel is not None:
         raise ValueError(f"bpemodel is used only by metric 'ter', not {metric!r}")
-    return {"wer": WER, "cer": CER}[metric](**options)
+    return {"wer": WER, "cer": CER, "sclite_cer": SCLiteCER, "mer": MixedER}[metric](**options)
 
 
 def score_system(

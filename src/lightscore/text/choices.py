@@ -7,7 +7,7 @@ command line offers them as choices. The aligners' names are
 `lightscore.text.aligners.ALIGNERS`, beside their registry (as light).
 
 >>> CASES[:3], NORMALIZERS[0], ERROR_RATES
-(('sensitive', 'fold', 'sclite'), 'none', ('wer', 'cer', 'ter'))
+(('sensitive', 'fold', 'sclite'), 'none', ('wer', 'cer', 'ter', 'sclite_cer', 'mer'))
 """
 
 from lightscore.text.sclite_case import CASE_PROFILES
@@ -18,5 +18,6 @@ CASES = ("sensitive", "fold", *CASE_PROFILES)
 """``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
 ``-e utf-8``); ``sclite_<localization>`` (``-e utf-8 babel_turkish``...: `lightscore.text.sclite_case`)."""
 NORMALIZERS = ("none", "whisper_english", "whisper_basic")
-ERROR_RATES = ("wer", "cer", "ter")  # lightscore.metrics.WER, CER and TER, by the names the command line takes
+ERROR_RATES = ("wer", "cer", "ter", "sclite_cer", "mer")
+"""lightscore.metrics.WER, CER, TER, SCLiteCER (sclite -c) and MixedER, by the names the command line takes."""
 TRANSLATION_METRICS = ("bleu", "chrf", "chrf++", "transter")  # BLEU, ChrF (word_order=2), TranslationEditRate
