@@ -69,8 +69,10 @@ class WER(ErrorRate):
         """
         return text.split()
 
-    def update(self, *, ref: Sequence[str], hyp: Sequence[str], **group: Sequence[str]) -> None:
-        """As `ErrorRate.update`; with ``markup`` each reference is read as sclite's network first.
+    def _count_batch(
+        self, ref: Sequence[str], hyp: Sequence[str], utt_ids: Sequence[str] | None
+    ) -> tuple[int, int, int, int, int]:
+        """As `ErrorRate._count_batch`; with ``markup`` each reference is read as sclite's network first.
 
         With markup the reference length is that of the path sclite took (an alternation's
         branch, ``@`` left out), so the counting is `lightscore.text.sclite_markup`'s.
@@ -80,26 +82,19 @@ class WER(ErrorRate):
         (0.0, 2)
         """
         if not self.markup:
-            return super().update(ref=ref, hyp=hyp, **group)
+            return super()._count_batch(ref, hyp, utt_ids)
         from lightscore.text.sclite_markup import count_markup_pairs
 
-        utt_ids = self.batch_utt_ids
-        if self.per_utterance and utt_ids is None:
-            raise ValueError(
-                f"{self.name}: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)"
-            )
-        found = count_markup_pairs(self._prepared(ref), self._prepared(hyp), self.optional_deletable, self.fragments)
+        found = count_markup_pairs(ref, hyp, self.optional_deletable, self.fragments)
         if self.per_utterance:
             self.utterance_counts.extend((u, c.sub, c.dele, c.ins, c.ref_len) for u, c in zip(utt_ids, found))
-        # The same state as ErrorRate.update keeps, so markup runs merge with any other.
-        for c in found:
-            self.substitutions += c.sub
-            self.deletions += c.dele
-            self.insertions += c.ins
-            self.hits += c.ref_len - c.sub - c.dele
-            self.ref_len += c.ref_len
-            self.error_utterances += bool(c.sub or c.dele or c.ins)
-        self.utterances += len(found)
+        return (
+            sum(c.sub for c in found),
+            sum(c.dele for c in found),
+            sum(c.ins for c in found),
+            sum(c.ref_len for c in found),
+            sum(bool(c.sub or c.dele or c.ins) for c in found),
+        )
 
     def _tokenizer_settings(self) -> list[str]:
         if not self.markup:

@@ -191,11 +191,7 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
                 f"{self.name}: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)"
             )
         ref, hyp = self._prepared(ref), self._prepared(hyp)
-        if self.per_utterance:
-            records, totals = count_utterances(utt_id, ref, hyp, self.tokenize, self._aligner.count)
-            self.utterance_counts.extend(records)
-        else:
-            totals = self._sum_edits(ref, hyp)
+        totals = self._count_batch(ref, hyp, utt_id)
         if self.group_by is not None:
             self._count_groups(ref, hyp, group[self.group_by])
         s, d, i, ref_len, errors = totals
@@ -206,6 +202,19 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         self.ref_len += ref_len
         self.utterances += len(ref)
         self.error_utterances += errors
+
+    def _count_batch(
+        self, ref: Sequence[str], hyp: Sequence[str], utt_ids: Sequence[str] | None
+    ) -> tuple[int, int, int, int, int]:
+        """``(S, D, I, ref_len, utterances with an error)`` of prepared texts; per-utterance records kept here.
+
+        A subclass that counts otherwise (sclite's markup) overrides this, not `update`.
+        """
+        if self.per_utterance:
+            records, totals = count_utterances(utt_ids, ref, hyp, self.tokenize, self._aligner.count)
+            self.utterance_counts.extend(records)
+            return totals
+        return self._sum_edits(ref, hyp)
 
     def _sum_edits(self, ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, int, int, int]:
         # A subclass with a cheaper way to the same tokens overrides this (WER, CER).
