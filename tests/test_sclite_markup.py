@@ -109,8 +109,10 @@ def test_wer_on_trn_files_equals_sclite_as_espnet_calls_it(pairs, upper: int, tm
     feed(metric, {"ref": list(refs.values()), "hyp": [hyps[u] for u in refs]}, list(refs))
     got = {r.utt_id: (r.ref_len - r.sub - r.dele, r.sub, r.dele, r.ins) for r in metric.utterance_records()}
     assert got == expected
-    total = metric.compute()
-    assert total["WER_ref_len"] == sum(c + s + d for c, s, d, _ in expected.values())
+    ref_len = sum(c + s + d for c, s, d, _ in expected.values())
+    if ref_len == 0:  # only empty references: sclite counts insertions, compute() refuses a rate over nothing
+        return
+    assert metric.compute()["WER_ref_len"] == ref_len
 
 
 def test_wer_markup_options_are_checked_and_named() -> None:

@@ -13,8 +13,8 @@ only in the modules that need them.
 from lightscore.core.contract import Field, check_metric_contract, check_metric_inputs
 from lightscore.core.distributed import gather_and_compute, gather_and_merge
 from lightscore.core.metric import BaseMetric, RowError
-from lightscore.offline.results import MeasureError, MeasureResults
 from lightscore.offline import measure
+from lightscore.offline.results import MeasureError, MeasureResults
 from lightscore.scp.files import ScpError, ScpMismatchError
 
 __all__ = [

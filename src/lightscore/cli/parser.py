@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     >>> args = build_parser().parse_args(["score", "ref.scp", "hyp.scp", "--metric", "cer", "--ci", "0.9"])
     >>> args.metric, args.case, args.aligner, args.ci, args.debug, args.run.__name__
-    ('cer', 'sensitive', 'unit', 0.9, False, 'run_score')
+    ('cer', None, 'unit', 0.9, False, 'run_score')
     """
     parser = argparse.ArgumentParser(
         prog="lightscore", description="Speech and text metrics, re-scored offline from SCP files."
@@ -118,8 +118,9 @@ def _scoring_options() -> argparse.ArgumentParser:
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
     add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")
     add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
-    case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding (default: sensitive)"
-    add("--case", choices=CASES, default="sensitive", metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")
+    case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding"
+    case += "; default: sclite with --aligner sclite, else sensitive"
+    add("--case", choices=CASES, default=None, metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")
     aligner = "unit: unit-cost edit distance (jiwer); sclite: sclite's weighted alignment (default: unit)"
     add("--aligner", choices=ALIGNERS, default="unit", help=aligner)
     normalize = "normalise both sides with Whisper's rules first (docs/normalizers.md; default: none)"

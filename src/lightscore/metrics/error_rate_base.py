@@ -48,7 +48,10 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
     as insertions.
 
     Args:
-        case: ``"sensitive"`` (default) or ``"fold"`` (lower-case both sides).
+        case: ``"sensitive"``, ``"fold"`` (``str.lower``: every cased letter), ``"sclite"`` (A-Z only, as
+            sclite folds) or ``"sclite_<localization>"`` (`lightscore.text.sclite_case`). None (default):
+            ``"sclite"`` with ``aligner="sclite"``, so the counts are those of ``sclite -i rm -o all`` as
+            ESPnet runs it, else ``"sensitive"`` (jiwer's).
         alignment: Write ``<name>_alignment`` in `write_artifacts` (default True).
         aligner: ``"unit"`` (rapidfuzz unit costs, jiwer 4's counts; the default) or ``"sclite"``
             (NIST sclite's weighted alignment and tie-breaking, `lightscore.text.sclite_align`).
@@ -106,7 +109,7 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
 
     def __init__(
         self,
-        case: str = "sensitive",
+        case: str | None = None,
         alignment: bool = True,
         aligner: str = "unit",
         normalize: str = "none",
@@ -128,11 +131,13 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
         check_options(
-            type(self).__name__, case=case, alignment=alignment, aligner=aligner, normalize=normalize,
+            type(self).__name__, case="sensitive" if case is None else case, alignment=alignment, aligner=aligner, normalize=normalize,
             substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci, bootstrap=bootstrap,
             seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports, report_html=report_html,
             extras=extras,
         )  # fmt: skip
+        if case is None:  # sclite folds A-Z unless told otherwise; jiwer and the unit aligner compare as given
+            case = "sclite" if aligner == "sclite" else "sensitive"
         self.case, self.alignment, self.aligner = case, alignment, aligner
         self.normalize = normalize
         self.normalizer: TextNormalizer = get_normalizer(normalize, substitutions, fillers)

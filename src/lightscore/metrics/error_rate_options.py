@@ -15,8 +15,8 @@ from typing import Any
 
 from lightscore.core.contract import Field
 from lightscore.text.aligners import ALIGNERS
-from lightscore.text.counting import COUNTS
 from lightscore.text.choices import CASES  # defined there: the command line reads it without numpy
+from lightscore.text.counting import COUNTS
 
 __all__ = ["ALIGNERS", "CASES", "COUNTS", "EXTRAS", "check_choice", "check_options", "check_type", "error_rate_outputs"]
 
