@@ -353,7 +353,7 @@ def test_report_html_shows_the_counts(write_scp_file, tmp_path):
         ({"alignment": "false"}, TypeError, "alignment must be a bool, got str 'false'"),
         ({"per_utterance": 1}, TypeError, "per_utterance must be a bool"),
         ({"reports": None}, TypeError, "reports must be a bool"),
-        ({"case": None}, TypeError, "case must be a string"),
+        ({"case": 3}, TypeError, "case must be a string"),  # None is the default: sclite folding with its aligner
         ({"case": "upper"}, ValueError, "case 'upper' is not one of sensitive, fold"),
         ({"aligner": "kaldi"}, ValueError, "aligner 'kaldi' is not one of unit, sclite"),
         (
