@@ -127,5 +127,5 @@ def test_metric_settings_are_logged_as_hyperparameters(tmp_path: Path) -> None:
     trainer = pl.Trainer(callbacks=[callback], logger=logger, enable_progress_bar=False, enable_model_summary=False)
     trainer.validate(ToyASR(), dataloaders=loader(Utterances("dev", 7)))
     text = (tmp_path / "csv" / "version_0" / "hparams.yaml").read_text()
-    assert "lightscore/wer: WER case=sensitive aligner=sclite normalize=whisper_basic (whisper-normalizer" in text
+    assert "lightscore/wer: WER case=sclite aligner=sclite normalize=whisper_basic (whisper-normalizer" in text
     assert "lightscore/cer: CER case=fold aligner=unit normalize=none" in text
