@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lightscore.core.targets import build_target, callable_target
+from lightscore.core.targets import build_callable
 
 if TYPE_CHECKING:
     import torch
@@ -177,14 +177,8 @@ def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Te
     if isinstance(embedder, Mapping):
         if "_target_" not in embedder:
             raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
-        partial = bool(embedder.get("_partial_", False))
-        embedder = build_target(
-            embedder,
-            where,
-            allowed=lambda target: callable_target(target, partial),
-            what="a class with __call__ (instances called as (waveform, sample_rate) -> embedding) "
-            "or, with _partial_: true, a Python function",
-        )
+        what = "a class with __call__ (instances called as (waveform, sample_rate) -> embedding)"
+        embedder = build_callable(embedder, where, what=f"{what} or, with _partial_: true, a Python function")
     if not callable(embedder):
         raise TypeError(
             "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "

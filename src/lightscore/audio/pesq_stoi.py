@@ -68,21 +68,13 @@ def pesq_wb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
 
 
 def pesq_nb(hyp: np.ndarray, ref: np.ndarray, sample_rate: int) -> float:
-    """Narrow-band PESQ (ITU-T P.862, MOS-LQO) from the ``pesq`` package, at 8 kHz (others resampled).
+    """Narrow-band PESQ (ITU-T P.862, MOS-LQO, -0.5 to 4.55) from the ``pesq`` package, at 8 kHz.
 
-    Args:
-        hyp, ref: 1-D float signals at ``sample_rate``, equal lengths.
-        sample_rate: Their rate (resampled as needed).
-
-    Returns:
-        The score (MOS-LQO, -0.5 to 4.55; higher is better).
-
-    Raises:
-        ValueError: a silent, non-finite or not 1-D signal, or unequal lengths.
+    Args, Returns and Raises: as `pesq_wb` (other rates resampled to 8 kHz).
 
     >>> t = np.arange(32000) / 16000
-    >>> ref = 0.3 * np.sin(2 * np.pi * (150 * t + 10 * np.sin(2 * np.pi * 3 * t))) * (np.sin(2 * np.pi * t) > 0)
-    >>> round(pesq_nb(ref, ref, 16000), 2)
+    >>> tone = 0.3 * np.sin(2 * np.pi * (150 * t + 10 * np.sin(2 * np.pi * 3 * t))) * (np.sin(2 * np.pi * t) > 0)
+    >>> round(pesq_nb(tone, tone, 16000), 2)
     4.55
     """
     return pesq_score(hyp, ref, sample_rate, "nb")

@@ -145,16 +145,10 @@ def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[An
             )
         return RECOGNIZERS[recognizer]()
     if isinstance(recognizer, Mapping) or hasattr(recognizer, "_target_"):
-        from lightscore.core.targets import build_target, callable_target
+        from lightscore.core.targets import build_callable
 
-        partial = bool(recognizer.get("_partial_", False))
-        recognizer = build_target(
-            recognizer,
-            where,
-            allowed=lambda target: callable_target(target, partial),
-            what="a recognizer class (instances called as (wave, sample_rate) -> text) "
-            "or, with _partial_: true, a Python function",
-        )
+        what = "a recognizer class (instances called as (wave, sample_rate) -> text)"
+        recognizer = build_callable(recognizer, where, what=f"{what} or, with _partial_: true, a Python function")
     if not callable(recognizer):
         raise TypeError(
             f"{where}: a recognizer must be a name, a callable (wave, sample_rate) -> text or a _target_ config; "

@@ -186,16 +186,7 @@ def log_f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: 
 def f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """RMSE of F0 in Hz over DTW-aligned frames voiced in both; see `world_f0_measures`.
 
-    Args:
-        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
-        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
-        method: One of `F0_METHODS`.
-
-    Returns:
-        The value (see `world_f0_measures`).
-
-    Raises:
-        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
+    Args, Returns and Raises: as `log_f0_rmse_dtw`.
 
     >>> t = np.arange(16000) / 16000
     >>> tone = lambda hz: 0.3 * np.sin(2 * np.pi * hz * t)
@@ -212,16 +203,7 @@ def f0_rmse_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str 
 def f0_corr_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """Pearson correlation of F0 in Hz over DTW-aligned frames voiced in both; see `world_f0_measures`.
 
-    Args:
-        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
-        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
-        method: One of `F0_METHODS`.
-
-    Returns:
-        The value (see `world_f0_measures`).
-
-    Raises:
-        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
+    Args, Returns and Raises: as `log_f0_rmse_dtw`.
 
     >>> t = np.arange(16000) / 16000
     >>> glide = 0.3 * np.sin(2 * np.pi * (150 * t + 50 * t**2))
@@ -234,16 +216,7 @@ def f0_corr_dtw(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str 
 def vde(hyp: np.ndarray, ref: np.ndarray, sample_rate: int, method: str = "harvest") -> float:
     """Voicing decision error: the fraction of DTW-aligned frames voiced in one signal only; see `world_f0_measures`.
 
-    Args:
-        hyp, ref: 1-D float signals at ``sample_rate``, any lengths.
-        sample_rate: A rate of `ESPNET_MCEP_PARAMS`.
-        method: One of `F0_METHODS`.
-
-    Returns:
-        The value (see `world_f0_measures`).
-
-    Raises:
-        ValueError: bad or silent input, or the value is undefined for the pair (`UNDEFINED_F0`).
+    Args, Returns and Raises: as `log_f0_rmse_dtw`.
 
     >>> t = np.arange(16000) / 16000
     >>> tone = 0.3 * np.sin(2 * np.pi * 200 * t)

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["build_target", "callable_target", "one_line", "resolve_target"]
+__all__ = ["build_callable", "build_target", "callable_target", "one_line", "resolve_target"]
 
 
 def one_line(cause: BaseException) -> str:
@@ -133,3 +133,30 @@ def callable_target(target: Any, partial: bool = False) -> bool:
     if inspect.isclass(target):
         return any("__call__" in vars(klass) for klass in target.__mro__ if klass is not object)
     return partial and inspect.isfunction(target)
+
+
+def build_callable(config: Any, where: str, what: str) -> Any:
+    """Build a ``_target_`` config into something called per item: a class with ``__call__`` or a partial function.
+
+    The one way recognizers and embedders are built from a config: `build_target`
+    refused by `callable_target` before anything is called.
+
+    Args:
+        config: The ``_target_`` mapping (``_partial_: true`` for a plain function).
+        where: Where the config is, for the error.
+        what: What the target must be, in words, for the error.
+
+    Returns:
+        The built object or the partial function.
+
+    Raises:
+        TypeError: a target that is not allowed (nothing is called).
+        ValueError: a target that does not resolve, or failed while building.
+
+    >>> build_callable({"_target_": "os.remove", "_partial_": True}, "embedder", "a class")
+    Traceback (most recent call last):
+    ...
+    TypeError: embedder: _target_ os.remove is not a class; refused, not called
+    """
+    partial = bool(config.get("_partial_", False))
+    return build_target(config, where, allowed=lambda target: callable_target(target, partial), what=what)
