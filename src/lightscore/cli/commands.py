@@ -244,7 +244,6 @@ def _print_report_tables(metric: Any, folder: str, top: int = 10) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     """``lightscore compare``: both systems, the five paired tests and the verdict; ``--json OUT`` keeps all."""
     from lightscore.offline.compare import compare
-    from lightscore.scp.files import atomic_open
 
     if args.metric in TRANSLATION_METRICS:
         return run_translation_compare(args)
@@ -252,11 +251,7 @@ def run_compare(args: argparse.Namespace) -> int:
     _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
     summary = compare(args.ref, args.hyp_a, args.hyp_b, **options, level=args.level)
     print(format_comparison(summary))
-    if args.json:
-        with atomic_open(args.json) as f:
-            json.dump(summary, f, indent=2, allow_nan=False)
-            f.write("\n")
-        print(f"json: {args.json}")
+    _write_json(args.json, summary)
     return 0
 
 
@@ -289,7 +284,6 @@ def run_translation_compare(args: argparse.Namespace) -> int:
     """``lightscore compare --metric bleu REF HYP_A HYP_B``: sacrebleu's paired bootstrap and randomization tests."""
     from lightscore.analysis.verdict import p_text
     from lightscore.offline.compare_translation import compare_translations
-    from lightscore.scp.files import atomic_open
 
     refs = [args.ref, *args.ref2]
     _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
@@ -298,12 +292,20 @@ def run_translation_compare(args: argparse.Namespace) -> int:
     print(f"{key}  A {summary['A']:.4f}  B {summary['B']:.4f}  ({summary['signature']})")
     print(f"paired bootstrap: B mean {bs['mean']:.4f} (+/- {bs['ci']:.4f}), p = {p_text(bs['p_value'])}")
     print(f"paired approximate randomization: p = {p_text(ar['p_value'])}")
-    if args.json:
-        with atomic_open(args.json) as f:
-            json.dump(summary, f, indent=2, allow_nan=False)
-            f.write("\n")
-        print(f"json: {args.json}")
+    _write_json(args.json, summary)
     return 0
+
+
+def _write_json(path: str | None, summary: Mapping[str, Any]) -> None:
+    """With ``--json PATH``: the comparison as JSON, written atomically (no NaN: every value is a number)."""
+    if not path:
+        return
+    from lightscore.scp.files import atomic_open
+
+    with atomic_open(path) as f:
+        json.dump(summary, f, indent=2, allow_nan=False)
+        f.write("\n")
+    print(f"json: {path}")
 
 
 # -- report ------------------------------------------------------------------------------
