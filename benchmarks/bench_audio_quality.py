@@ -41,10 +41,10 @@ from pesq import pesq
 from scipy import spatial
 
 from lightscore.audio import signal
+from lightscore.audio import speech_quality as sq
 from lightscore.audio.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT
 from lightscore.audio.resample import resample
 from lightscore.audio.signal import f0_corr, f0_rmse
-from lightscore.audio import speech_quality as sq
 
 RATE, SECONDS = 16000, 4.0
 FLOOR_TARGET = 1.3

@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
 
 WORKLOADS = {
-    "import lightscore.metrics": "t0 = time.perf_counter(); import lightscore.metrics; t = time.perf_counter() - t0; r = 0",
+    "import lightscore.metrics": (
+        "t0 = time.perf_counter(); import lightscore.metrics; t = time.perf_counter() - t0; r = 0"
+    ),
     "WER update+compute": (
         "from lightscore.metrics import WER; m = WER(); t0 = time.perf_counter(); "
         "m.update(ref=refs, hyp=hyps); r = m.compute()['WER']; t = time.perf_counter() - t0"
@@ -93,7 +95,7 @@ def main() -> int:
 
 def compare(before: Path, now: Path, tmp: Path, args: argparse.Namespace) -> int:
     status = 0
-    print(f"\n| workload | before (s, median) | now (s, median) | now / before (median of pairs) | same result |")
+    print("\n| workload | before (s, median) | now (s, median) | now / before (median of pairs) | same result |")
     print("|---|---:|---:|---:|---|")
     for k, (label, code) in enumerate(WORKLOADS.items()):
         roots = {}

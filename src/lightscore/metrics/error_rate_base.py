@@ -131,10 +131,10 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
         check_options(
-            type(self).__name__, case="sensitive" if case is None else case, alignment=alignment, aligner=aligner, normalize=normalize,
-            substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci, bootstrap=bootstrap,
-            seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports, report_html=report_html,
-            extras=extras,
+            type(self).__name__, case="sensitive" if case is None else case, alignment=alignment, aligner=aligner,
+            normalize=normalize, substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci,
+            bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports,
+            report_html=report_html, extras=extras,
         )  # fmt: skip
         if case is None:  # sclite folds A-Z unless told otherwise; jiwer and the unit aligner compare as given
             case = "sclite" if aligner == "sclite" else "sensitive"
