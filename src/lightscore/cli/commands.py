@@ -19,7 +19,7 @@ from typing import Any
 
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
 from lightscore.io.atomic import temp_target
-from lightscore.text.choices import TRANSLATION_METRICS
+from lightscore.text.choices import MEETING_METRICS, TRANSLATION_METRICS
 
 __all__ = ["check_input", "run_compare", "run_measure", "run_report", "run_score"]
 
@@ -132,6 +132,8 @@ def run_score(args: argparse.Namespace) -> int:
 
     if args.metric in TRANSLATION_METRICS:
         return run_translation_score(args)
+    if args.metric in MEETING_METRICS:
+        return run_meeting_score(args)
     from lightscore.text.alignment import kaldi_summary
 
     options = _metric_options(args)
@@ -293,6 +295,29 @@ def run_translation_compare(args: argparse.Namespace) -> int:
     print(f"paired bootstrap: B mean {bs['mean']:.4f} (+/- {bs['ci']:.4f}), p = {p_text(bs['p_value'])}")
     print(f"paired approximate randomization: p = {p_text(ar['p_value'])}")
     _write_json(args.json, summary)
+    return 0
+
+
+def run_meeting_score(args: argparse.Namespace) -> int:
+    """``lightscore score --metric cpwer|orcwer|tcpwer|der|jer REF HYP``: whole meeting files, a session per row."""
+    import tempfile
+
+    from lightscore import metrics
+    from lightscore.segments import write_session_scps
+
+    _check_inputs({"REF": args.ref, "HYP": args.hyp}, "a meeting metric")
+    name = {"cpwer": "CPWER", "orcwer": "ORCWER", "tcpwer": "TCPWER", "der": "DER", "jer": "JER"}[args.metric]
+    if args.collar is None and args.metric == "tcpwer":
+        raise ValueError("--metric tcpwer needs --collar S (meeteval's collar, in seconds)")
+    options = {} if args.collar is None else {"collar": args.collar}
+    if options and args.metric in ("cpwer", "orcwer"):
+        raise ValueError(f"--collar is used by tcpwer, der and jer, not {args.metric}")
+    metric = getattr(metrics, name)(**options)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = write_session_scps(args.ref, args.hyp, tmp)
+        result = metric(data, "")
+    print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
+    print(f"settings: {metric.settings()}")
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
 from lightscore.text.aligners import ALIGNERS
-from lightscore.text.choices import CASES, ERROR_RATES, NORMALIZERS, TRANSLATION_METRICS
+from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
 from lightscore.text.trn import SCLITE_FORMATS
 
 __all__ = ["build_parser", "main"]
@@ -113,7 +113,9 @@ def _scoring_options() -> argparse.ArgumentParser:
     options.add_argument("ref", metavar="REF", help="reference SCP file")
     add = options.add_argument
     metrics = "the error rate, or a translation metric equal to sacrebleu's (docs/translation.md; default: wer)"
-    add("--metric", choices=(*ERROR_RATES, *TRANSLATION_METRICS), default="wer", help=metrics)
+    metrics += "; cpwer, orcwer, tcpwer, der, jer score meeting files (STM, CTM, SegLST, RTTM: docs/meetings.md)"
+    add("--metric", choices=(*ERROR_RATES, *TRANSLATION_METRICS, *MEETING_METRICS), default="wer", help=metrics)
+    add("--collar", type=float, metavar="S", help="tcpwer (required), der, jer: the collar in seconds")
     add("--ref2", metavar="FILE", action="append", default=[], help="a further reference (translation; repeatable)")
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
     add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")

@@ -12,7 +12,7 @@ command line offers them as choices. The aligners' names are
 
 from lightscore.text.sclite_case import CASE_PROFILES
 
-__all__ = ["CASES", "ERROR_RATES", "NORMALIZERS", "TRANSLATION_METRICS"]
+__all__ = ["CASES", "ERROR_RATES", "MEETING_METRICS", "NORMALIZERS", "TRANSLATION_METRICS"]
 
 CASES = ("sensitive", "fold", *CASE_PROFILES)
 """``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
@@ -21,3 +21,4 @@ NORMALIZERS = ("none", "whisper_english", "whisper_basic")
 ERROR_RATES = ("wer", "cer", "ter", "sclite_cer", "mer")
 """lightscore.metrics.WER, CER, TER, SCLiteCER (sclite -c) and MixedER, by the names the command line takes."""
 TRANSLATION_METRICS = ("bleu", "chrf", "chrf++", "transter")  # BLEU, ChrF (word_order=2), TranslationEditRate
+MEETING_METRICS = ("cpwer", "orcwer", "tcpwer", "der", "jer")  # lightscore.metrics.CPWER ... JER, on session files
