@@ -221,13 +221,13 @@ def test_cli_choices_are_the_defining_modules_tuples():
     from lightscore.metrics.error_rate_options import CASES
     from lightscore.offline.compare import METRICS
     from lightscore.text.aligners import ALIGNERS
-    from lightscore.text.choices import NORMALIZERS, TRANSLATION_METRICS
+    from lightscore.text.choices import MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
     from lightscore.text.normalize import NAMES
     from lightscore.text.trn import SCLITE_FORMATS
 
     score = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: action.choices for action in score._actions if action.choices}
-    assert choices == {"metric": (*METRICS, *TRANSLATION_METRICS), "case": CASES, "aligner": ALIGNERS,
+    assert choices == {"metric": (*METRICS, *TRANSLATION_METRICS, *MEETING_METRICS), "case": CASES, "aligner": ALIGNERS,
                        "normalize": NAMES, "format": SCLITE_FORMATS}  # fmt: skip
     assert NAMES is NORMALIZERS
 
