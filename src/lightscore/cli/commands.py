@@ -9,19 +9,19 @@ Results go to stdout, progress bars (tqdm) and errors to stderr.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lightscore.cli.families import run_meeting_score, run_translation_compare, run_translation_score
+from lightscore.cli.inputs import check_inputs, write_json
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
 from lightscore.io.atomic import temp_target
 from lightscore.text.choices import MEETING_METRICS, TRANSLATION_METRICS
 
-__all__ = ["check_input", "run_compare", "run_measure", "run_report", "run_score"]
+__all__ = ["run_compare", "run_measure", "run_report", "run_score"]
 
 
 # -- measure ------------------------------------------------------------------------
@@ -56,56 +56,6 @@ def _print_results(results: Any) -> None:
 # -- the input files ------------------------------------------------------------------------
 
 
-def check_input(label: str, path: str) -> bool:
-    """Raise unless ``path`` can be read as an SCP file; return True when it is a regular file.
-
-    A pipe (FIFO, ``/dev/stdin`` fed by one) or a terminal is read as a stream, once:
-    it can be scored, but gets no progress bar (counting its rows would consume it)
-    and no artifact that re-reads the inputs.
-
-    Raises:
-        FileNotFoundError: nothing at ``path``.
-        IsADirectoryError: ``path`` is a directory.
-        ValueError: ``path`` is a socket or a block device.
-
-    >>> check_input("REF", "/")
-    Traceback (most recent call last):
-    ...
-    IsADirectoryError: REF /: is a directory, not an SCP file
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{label} {path}: no such file") from None
-    if stat.S_ISREG(mode):
-        return True
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(f"{label} {path}: is a directory, not an SCP file")
-    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
-        return False
-    kind = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
-    raise ValueError(f"{label} {path}: is {kind}, not an SCP file")
-
-
-def _check_inputs(files: Mapping[str, str], rereads: str | None) -> bool:
-    """Check every input; True when all are regular files. ``rereads`` names an option that needs them so."""
-    regular = {label: check_input(label, path) for label, path in files.items()}
-    streams = [label for label, ok in regular.items() if not ok]
-    if len(streams) > 1 or (streams and len({os.path.realpath(p) for p in files.values()}) < len(files)):
-        shown = ", ".join(f"{label} {files[label]}" for label in streams)
-        raise ValueError(f"{shown}: only one input can be a stream (a pipe or standard input); save the others")
-    first = next(iter(files))
-    if first in streams:
-        # The first file leads the lockstep read, and a repeated id in it is confirmed by reading it again.
-        raise ValueError(
-            f"{first} {files[first]} is a stream: only the hypothesis can be read from a pipe; save the reference"
-        )
-    if streams and rereads:
-        label = streams[0]
-        raise ValueError(f"{label} {files[label]} is a stream, read once; {rereads} reads it again: save it to a file")
-    return not streams
-
-
 def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.metric == "ter" and args.bpemodel is None:
         raise ValueError("--metric ter needs --bpemodel M, the SentencePiece model whose pieces it counts")
@@ -138,7 +88,7 @@ def run_score(args: argparse.Namespace) -> int:
 
     options = _metric_options(args)
     prepared = _sclite_inputs(args, options)
-    regular = _check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
+    regular = check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
     report = args.report is not None
     metric = metric_by_name(**options, per_utterance=report, reports=report)
     data = {"ref": args.ref, "hyp": args.hyp}
@@ -250,87 +200,11 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.metric in TRANSLATION_METRICS:
         return run_translation_compare(args)
     options = _metric_options(args)
-    _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
+    check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
     summary = compare(args.ref, args.hyp_a, args.hyp_b, **options, level=args.level)
     print(format_comparison(summary))
-    _write_json(args.json, summary)
+    write_json(args.json, summary)
     return 0
-
-
-# -- translation (score and compare with --metric bleu|chrf|chrf++|transter) -------------
-
-
-def _translation_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The metric options a translation run takes from the command line (sacrebleu's names)."""
-    options: dict[str, Any] = {"lowercase": args.lowercase or None}
-    if args.tokenize is not None:
-        if args.metric != "bleu":
-            raise ValueError(f"--tokenize is BLEU's option, not {args.metric}'s")
-        options["tokenize"] = args.tokenize
-    return options
-
-
-def run_translation_score(args: argparse.Namespace) -> int:
-    """``lightscore score --metric bleu|chrf|chrf++|transter REF HYP [--ref2 R2 ...]``: the score and its signature."""
-    from lightscore.offline.compare_translation import score_translation
-
-    refs = [args.ref, *args.ref2]
-    _check_inputs({"REF": args.ref, "HYP": args.hyp, **{f"REF{k}": r for k, r in enumerate(args.ref2, 2)}}, None)
-    metric, result = score_translation(args.metric, refs, args.hyp, **_translation_options(args))
-    print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
-    print(f"signature: {metric.signature()}")
-    return 0
-
-
-def run_translation_compare(args: argparse.Namespace) -> int:
-    """``lightscore compare --metric bleu REF HYP_A HYP_B``: sacrebleu's paired bootstrap and randomization tests."""
-    from lightscore.analysis.verdict import p_text
-    from lightscore.offline.compare_translation import compare_translations
-
-    refs = [args.ref, *args.ref2]
-    _check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
-    summary = compare_translations(args.metric, refs, args.hyp_a, args.hyp_b, seed=12345, **_translation_options(args))
-    key, bs, ar = summary["metric"], summary["paired_bs"], summary["paired_ar"]
-    print(f"{key}  A {summary['A']:.4f}  B {summary['B']:.4f}  ({summary['signature']})")
-    print(f"paired bootstrap: B mean {bs['mean']:.4f} (+/- {bs['ci']:.4f}), p = {p_text(bs['p_value'])}")
-    print(f"paired approximate randomization: p = {p_text(ar['p_value'])}")
-    _write_json(args.json, summary)
-    return 0
-
-
-def run_meeting_score(args: argparse.Namespace) -> int:
-    """``lightscore score --metric cpwer|orcwer|tcpwer|der|jer REF HYP``: whole meeting files, a session per row."""
-    import tempfile
-
-    from lightscore import metrics
-    from lightscore.segments import write_session_scps
-
-    _check_inputs({"REF": args.ref, "HYP": args.hyp}, "a meeting metric")
-    name = {"cpwer": "CPWER", "orcwer": "ORCWER", "tcpwer": "TCPWER", "der": "DER", "jer": "JER"}[args.metric]
-    if args.collar is None and args.metric == "tcpwer":
-        raise ValueError("--metric tcpwer needs --collar S (meeteval's collar, in seconds)")
-    options = {} if args.collar is None else {"collar": args.collar}
-    if options and args.metric in ("cpwer", "orcwer"):
-        raise ValueError(f"--collar is used by tcpwer, der and jer, not {args.metric}")
-    metric = getattr(metrics, name)(**options)
-    with tempfile.TemporaryDirectory() as tmp:
-        data = write_session_scps(args.ref, args.hyp, tmp)
-        result = metric(data, "")
-    print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
-    print(f"settings: {metric.settings()}")
-    return 0
-
-
-def _write_json(path: str | None, summary: Mapping[str, Any]) -> None:
-    """With ``--json PATH``: the comparison as JSON, written atomically (no NaN: every value is a number)."""
-    if not path:
-        return
-    from lightscore.scp.files import atomic_open
-
-    with atomic_open(path) as f:
-        json.dump(summary, f, indent=2, allow_nan=False)
-        f.write("\n")
-    print(f"json: {path}")
 
 
 # -- report ------------------------------------------------------------------------------
@@ -344,7 +218,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     options = _metric_options(args)
     files = {"REF": args.ref, "HYP": args.hyp, **({"HYP_B": args.hyp_b} if args.hyp_b else {})}
-    _check_inputs(files, "report")
+    check_inputs(files, "report")
     if args.hyp_b:
         check_same_ids(args.ref, args.hyp, args.hyp_b)
     two = bool(args.hyp_b)

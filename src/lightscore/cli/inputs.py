@@ -1,0 +1,73 @@
+"""The command line's input checks and its one JSON writer, shared by every command."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["check_input", "check_inputs", "write_json"]
+
+
+def check_input(label: str, path: str) -> bool:
+    """Raise unless ``path`` can be read as an SCP file; return True when it is a regular file.
+
+    A pipe (FIFO, ``/dev/stdin`` fed by one) or a terminal is read as a stream, once:
+    it can be scored, but gets no progress bar (counting its rows would consume it)
+    and no artifact that re-reads the inputs.
+
+    Raises:
+        FileNotFoundError: nothing at ``path``.
+        IsADirectoryError: ``path`` is a directory.
+        ValueError: ``path`` is a socket or a block device.
+
+    >>> check_input("REF", "/")
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: REF /: is a directory, not an SCP file
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{label} {path}: no such file") from None
+    if stat.S_ISREG(mode):
+        return True
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(f"{label} {path}: is a directory, not an SCP file")
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return False
+    kind = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else "not a file"
+    raise ValueError(f"{label} {path}: is {kind}, not an SCP file")
+
+
+def check_inputs(files: Mapping[str, str], rereads: str | None) -> bool:
+    """Check every input; True when all are regular files. ``rereads`` names an option that needs them so."""
+    regular = {label: check_input(label, path) for label, path in files.items()}
+    streams = [label for label, ok in regular.items() if not ok]
+    if len(streams) > 1 or (streams and len({os.path.realpath(p) for p in files.values()}) < len(files)):
+        shown = ", ".join(f"{label} {files[label]}" for label in streams)
+        raise ValueError(f"{shown}: only one input can be a stream (a pipe or standard input); save the others")
+    first = next(iter(files))
+    if first in streams:
+        # The first file leads the lockstep read, and a repeated id in it is confirmed by reading it again.
+        raise ValueError(
+            f"{first} {files[first]} is a stream: only the hypothesis can be read from a pipe; save the reference"
+        )
+    if streams and rereads:
+        label = streams[0]
+        raise ValueError(f"{label} {files[label]} is a stream, read once; {rereads} reads it again: save it to a file")
+    return not streams
+
+
+def write_json(path: str | None, summary: Mapping[str, Any]) -> None:
+    """With ``--json PATH``: the comparison as JSON, written atomically (no NaN: every value is a number)."""
+    if not path:
+        return
+    from lightscore.scp.files import atomic_open
+
+    with atomic_open(path) as f:
+        json.dump(summary, f, indent=2, allow_nan=False)
+        f.write("\n")
+    print(f"json: {path}")
