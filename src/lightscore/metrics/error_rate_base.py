@@ -29,7 +29,7 @@ from lightscore.metrics.error_rate_groups import GroupedRates
 from lightscore.metrics.error_rate_options import check_options, error_rate_outputs
 from lightscore.metrics.error_rate_text import TextPipeline
 from lightscore.text.aligners import aligner_functions
-from lightscore.text.counting import count_utterances
+from lightscore.text.counting import count_utterances, information_measures
 
 if TYPE_CHECKING:
     from lightscore.text.normalize import TextNormalizer
@@ -258,10 +258,7 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
 
     def _extras(self) -> dict[str, float]:
         """The `EXTRAS` asked for, in percent: jiwer 4's MER, WIL, WIP from the pooled counts, and the macro rate."""
-        s, d, i, h = self.substitutions, self.deletions, self.insertions, self.hits
-        hyp_len = h + s + i
-        wip = (h / self.ref_len) * (h / hyp_len) if hyp_len else 0.0
-        values = {"mer": (s + d + i) / (h + s + d + i), "wip": wip, "wil": 1 - wip}
+        values = information_measures(self.substitutions, self.deletions, self.insertions, self.hits)
         if "macro" in self.extras:
             rates = [(r.sub + r.dele + r.ins) / r.ref_len for r in self.utterance_records() if r.ref_len]
             values["macro"] = sum(rates) / len(rates) if rates else math.nan

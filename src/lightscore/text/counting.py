@@ -22,6 +22,7 @@ __all__ = [
     "UttRecord",
     "count_edits",
     "count_utterances",
+    "information_measures",
     "is_normalized",
     "same_text",
     "sum_edits",
@@ -217,3 +218,20 @@ def same_text(text: str) -> str:
     'a b'
     """
     return text
+
+
+def information_measures(sub: int, dele: int, ins: int, hits: int) -> dict[str, float]:
+    """jiwer 4's match error rate, word information preserved and lost (fractions) from pooled counts.
+
+    Args:
+        sub, dele, ins, hits: The corpus counts (some reference token assumed).
+
+    Returns:
+        ``{"mer": ..., "wip": ..., "wil": ...}``; WIP is 0 for an empty hypothesis, as jiwer's.
+
+    >>> information_measures(1, 0, 1, 2)
+    {'mer': 0.5, 'wip': 0.3333333333333333, 'wil': 0.6666666666666667}
+    """
+    ref_len, hyp_len = hits + sub + dele, hits + sub + ins
+    wip = (hits / ref_len) * (hits / hyp_len) if hyp_len and ref_len else 0.0
+    return {"mer": (sub + dele + ins) / (hits + sub + dele + ins), "wip": wip, "wil": 1 - wip}
