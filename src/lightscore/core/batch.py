@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping, Sequence, Sized
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lightscore.core.contract import metric_name
-
-if TYPE_CHECKING:
-    from lightscore.core.metric import BaseMetric
+from lightscore.core.state import MetricState  # annotations only: every metric is one
 
 __all__ = ["RowError", "check_batch", "check_lengths", "feed"]
 
@@ -56,7 +54,7 @@ def check_lengths(values: Mapping[str, Sized], what: str) -> int:
     return next(iter(lengths.values()), 0)
 
 
-def check_batch(metric: BaseMetric, values: dict[str, Any]) -> None:
+def check_batch(metric: MetricState, values: dict[str, Any]) -> None:
     """Raise ValueError unless ``values`` is one well-formed batch for ``metric``.
 
     The one batch check, run by every ``update`` (so by every road: the callback,
@@ -132,7 +130,7 @@ def _plain_texts(name: str, key: str, value: Sequence[Any]) -> Sequence[str]:
 
 
 def feed(
-    metric: BaseMetric, batch: Mapping[str, Sequence[Any]], ids: Sequence[str] | None = None, where: str = ""
+    metric: MetricState, batch: Mapping[str, Sequence[Any]], ids: Sequence[str] | None = None, where: str = ""
 ) -> None:
     """``metric.update(**batch)``; a `RowError` comes back naming the row's utterance id and ``where``.
 

@@ -22,13 +22,11 @@ from __future__ import annotations
 import pickle
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lightscore.core.contract import StateValue
 from lightscore.core.merge import merged_result
-
-if TYPE_CHECKING:
-    from lightscore.core.metric import BaseMetric
+from lightscore.core.state import MetricState  # annotations only: every metric is one
 
 __all__ = [
     "check_object_device",
@@ -134,7 +132,7 @@ def gather_outcomes(items: Sequence[Any], group: Any = None) -> list[list[Any]]:
     return [[ranks[k] for ranks in gathered] for k in range(len(items))]
 
 
-def gather_and_merge(metric: BaseMetric, group: Any = None) -> dict[str, StateValue]:
+def gather_and_merge(metric: MetricState, group: Any = None) -> dict[str, StateValue]:
     """Gather every rank's ``state()`` of ``metric`` and return the merged state, the same on every rank.
 
     Call it on every rank after the last ``update``; ``metric`` is not changed.
@@ -160,7 +158,7 @@ def gather_and_merge(metric: BaseMetric, group: Any = None) -> dict[str, StateVa
     return metric.merge_states(gather_objects(metric.state(), group))
 
 
-def gather_and_compute(metric: BaseMetric, group: Any = None) -> dict:
+def gather_and_compute(metric: MetricState, group: Any = None) -> dict:
     """Gather every rank's state of ``metric``, merge, load and compute it: the same result on every rank.
 
     The plain-loop counterpart of `lightscore.lightning.MetricCallback`: it goes

@@ -10,17 +10,14 @@ It reads the metric through its public methods alone, so it sits below
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from lightscore.core.contract import StateValue, check_result
-
-if TYPE_CHECKING:
-    from lightscore.core.metric import BaseMetric
+from lightscore.core.state import MetricState  # annotations only: every metric is one
 
 __all__ = ["merged_result"]
 
 
-def merged_result(metric: BaseMetric, states: Sequence[Mapping[str, StateValue]]) -> dict:
+def merged_result(metric: MetricState, states: Sequence[Mapping[str, StateValue]]) -> dict:
     """The one road from states to a result: merge, load into ``metric``, compute, check.
 
     Args:

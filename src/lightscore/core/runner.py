@@ -25,17 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lightscore.core.batch import feed
 from lightscore.core.contract import Progress, StateValue, metric_name
 from lightscore.core.distributed import gather_outcomes
 from lightscore.core.merge import merged_result
+from lightscore.core.state import MetricState  # annotations only: every metric is one
 from lightscore.scp.files import ScpShard, count_scp_rows
-
-if TYPE_CHECKING:
-    # The runner reads metrics through their public methods; BaseMetric.__call__ builds on the runner.
-    from lightscore.core.metric import BaseMetric
 
 __all__ = ["ArtifactError", "Job", "count_rows", "score_jobs", "score_one", "update_from_files", "write_artifacts_of"]
 
@@ -63,12 +60,12 @@ class Job:
     """
 
     key: str
-    metric: BaseMetric
+    metric: MetricState
     test_name: str
     data: Mapping[str, Any] | BaseException
 
 
-def count_rows(metric: BaseMetric, data: Mapping[str, Any]) -> int:
+def count_rows(metric: MetricState, data: Mapping[str, Any]) -> int:
     """Rows in the first bound input file: the total a progress bar counts to.
 
     >>> import tempfile
@@ -83,7 +80,7 @@ def count_rows(metric: BaseMetric, data: Mapping[str, Any]) -> int:
 
 
 def update_from_files(
-    metric: BaseMetric,
+    metric: MetricState,
     data: Mapping[str, Any],
     *,
     rank: int = 0,
@@ -128,7 +125,7 @@ def update_from_files(
 
 
 def write_artifacts_of(
-    metric: BaseMetric,
+    metric: MetricState,
     data: Mapping[str, Any],
     test_name: str,
     output_dir: str | Path,
@@ -248,7 +245,7 @@ def _write_artifacts(job: Job, output_dir: str | Path, rank: int, world: int) ->
 
 
 def score_one(
-    metric: BaseMetric,
+    metric: MetricState,
     data: Mapping[str, Any],
     test_name: str,
     output_dir: str | Path | None = None,

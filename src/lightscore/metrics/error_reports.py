@@ -23,14 +23,13 @@ import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lightscore.analysis.breakdown import SpeakerRow, UttCounts, speaker_table, top_errors, worst_utterances, write_tsv
 from lightscore.scp.files import atomic_open
 from lightscore.text.alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
 
-if TYPE_CHECKING:
-    from lightscore.metrics.error_rate import ErrorRate
+# ``metric`` below is an `ErrorRate`; it is not imported: the class imports this module to write its files.
 
 __all__ = ["WORST_UTTERANCES", "error_rows", "join_alignment_parts", "write_error_artifacts"]
 
@@ -38,7 +37,7 @@ WORST_UTTERANCES = 100  # rows of <name>_worst.tsv
 
 
 def write_error_artifacts(
-    metric: ErrorRate, test_dir: str | os.PathLike, result: Mapping[str, Any]
+    metric: Any, test_dir: str | os.PathLike, result: Mapping[str, Any]
 ) -> list[tuple[str, str, str, int]]:
     """Write the alignment file and, when the metric asks for them, the TSV reports and the HTML page.
 
@@ -113,7 +112,7 @@ def _alignment_path(stem: str, rank: int | None) -> str:
     return os.path.join(folder, f".{name}_alignment.part{rank}")
 
 
-def join_alignment_parts(metric: ErrorRate, test_dir: str | os.PathLike, world: int) -> None:
+def join_alignment_parts(metric: Any, test_dir: str | os.PathLike, world: int) -> None:
     """Join the ranks' parts of ``<name>_alignment`` in rank order (their rows are contiguous blocks), atomically.
 
     >>> import tempfile
@@ -134,7 +133,7 @@ def join_alignment_parts(metric: ErrorRate, test_dir: str | os.PathLike, world: 
         part.unlink()
 
 
-def _alignments(metric: ErrorRate, correct_too: bool) -> Iterator[tuple[str, list[Pair] | None]]:
+def _alignments(metric: Any, correct_too: bool) -> Iterator[tuple[str, list[Pair] | None]]:
     """``(utt_id, pairs)`` per row of the artifact inputs; pairs None for a correct row unless ``correct_too``."""
     for utt_id, row in metric.iter_inputs(metric.artifact_inputs, "ref", "hyp"):
         ref_tokens, hyp_tokens = metric.tokens(row["ref"]), metric.tokens(row["hyp"])
@@ -162,7 +161,7 @@ def _write_reports(
     return top
 
 
-def _write_groups(metric: ErrorRate, stem: str, result: Mapping[str, Any]) -> None:
+def _write_groups(metric: Any, stem: str, result: Mapping[str, Any]) -> None:
     """``<name>_groups.tsv``: each label of ``group_by`` with its rate and reference tokens (blank when it has none)."""
     from lightscore.metrics.error_rate_groups import output_label
 
@@ -175,7 +174,7 @@ def _write_groups(metric: ErrorRate, stem: str, result: Mapping[str, Any]) -> No
 
 
 def _write_html(
-    metric: ErrorRate,
+    metric: Any,
     stem: str,
     result: Mapping[str, Any],
     records: list[UttCounts],
