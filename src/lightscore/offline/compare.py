@@ -45,6 +45,7 @@ __all__ = [
     "compare",
     "compare_scored",
     "metric_by_name",
+    "score_pair",
     "score_system",
 ]
 
@@ -212,11 +213,17 @@ def compare(
         case=case, aligner=aligner, normalize=normalize, substitutions=substitutions, fillers=fillers, ci=ci,
         bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk,
     )  # fmt: skip
-    a = score_system(ref, hyp_a, "A", metric=metric, bpemodel=bpemodel, **options)
-    b = score_system(ref, hyp_b, "B", metric=metric, bpemodel=bpemodel, **options)
+    a, b = score_pair(ref, hyp_a, hyp_b, metric=metric, bpemodel=bpemodel, **options)
     summary = compare_scored(a, b, ci=ci, bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, level=level)
     summary["files"] = {"ref": str(ref), "a": str(hyp_a), "b": str(hyp_b)}
     return summary
+
+
+def score_pair(
+    ref: str | os.PathLike, hyp_a: str | os.PathLike, hyp_b: str | os.PathLike, **options: Any
+) -> tuple[ScoredSystem, ScoredSystem]:
+    """Systems A and B scored on ``ref`` with the same ``options`` (those of `score_system`), as `compare` does."""
+    return score_system(ref, hyp_a, "A", **options), score_system(ref, hyp_b, "B", **options)
 
 
 def compare_scored(

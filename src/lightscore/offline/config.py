@@ -2,9 +2,8 @@
 
 `load_config` reads a mapping, a DictConfig or a YAML path (with dot-list
 overrides); `find_test_sets` and `build_entries` check everything before
-anything is scored; `resolve_inputs` binds one entry's inputs to the SCP files
-of one test set (an artifact stem ``hyp`` -> ``<test>/hyp.scp``, or a
-``dataset:<column>`` file). See ``docs/measure.md`` for the keys.
+anything is scored (`lightscore.offline.bindings` then binds each entry's
+inputs to one test set's files). See ``docs/measure.md`` for the keys.
 
 A metrics YAML is code: each ``_target_`` is imported and called. Metric
 targets must be `BaseMetric` subclasses, refused before they are called
@@ -25,7 +24,8 @@ from typing import Any
 from lightscore.core.contract import check_metric_contract, check_metric_inputs, metric_name
 from lightscore.core.metric import BaseMetric
 from lightscore.core.targets import build_target, one_line
-from lightscore.offline.dataset_columns import DatasetColumns, audio_options
+from lightscore.offline.dataset_columns import audio_options
+from lightscore.offline.sclite_bindings import ScliteBinding, format_options, sclite_binding
 from lightscore.offline.yaml_bounds import check_expansion
 from lightscore.report.scoreboard import RESERVED
 from lightscore.scp.lines import check_name
@@ -42,13 +42,12 @@ __all__ = [
     "find_test_sets",
     "inference_dir_of",
     "load_config",
-    "resolve_inputs",
-    "scp_file",
+    "sclite_metric",
     "with_inference",
 ]
 
 DATASET_PREFIX = "dataset:"
-ENTRY_KEYS = ("metric", "inputs", "apply_to", "name")
+ENTRY_KEYS = ("metric", "inputs", "apply_to", "name", "glm")
 RESERVED_NAMES = ("metrics.json", *RESERVED)
 """Names lightscore gives its own results (metrics.json; the pooled and macro rows); no test set may take one."""
 
@@ -65,12 +64,13 @@ class TestSet:
 
 @dataclass
 class Entry:
-    """One checked ``metrics:`` entry: its key, its metric, input name -> source, test sets."""
+    """One checked ``metrics:`` entry: its key, its metric, input name -> source, test sets; sclite files if bound."""
 
     key: str
     metric: BaseMetric
     sources: dict[str, str]
     tests: list[str]
+    sclite: ScliteBinding | None = None
 
 
 # -- config ------------------------------------------------------------------------
@@ -265,6 +265,9 @@ def build_entry(node: Any, tests: Sequence[TestSet], where: str) -> Entry:
         sources = check_metric_inputs(metric, {"inputs": inputs})
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
+    sclite = sclite_binding(node, sources, where)
+    if sclite is not None:
+        metric = sclite_metric(sclite, {}, where)
     by_name = {t.name: t for t in tests}
     for source in sources.values():
         if _check_source(source, where) is None:
@@ -282,7 +285,7 @@ def build_entry(node: Any, tests: Sequence[TestSet], where: str) -> Entry:
         raise ValueError(f"{where}: name must be a string, got {key!r}")
     if not key.strip():
         raise ValueError(f"{where}: name must not be empty (leave it out to use {metric_name(metric)})")
-    return Entry(key, metric, sources, applied)
+    return Entry(key, metric, sources, applied, sclite)
 
 
 def _check_bindings(inputs: Any, where: str) -> None:
@@ -352,35 +355,16 @@ def _check_source(source: str, where: str) -> str | None:
     return None
 
 
-# -- binding inputs to files ------------------------------------------------------------
+def sclite_metric(sclite: ScliteBinding, options: dict[str, Any], where: str) -> BaseMetric:
+    """The entry's metric built with the options that score its files as sclite, beneath the entry's own."""
+    from omegaconf import OmegaConf
 
-
-def scp_file(test_dir: Path, stem: str) -> Path:
-    """``<test_dir>/<stem>.scp``; when missing, the error lists the .scp files that are there."""
-    path = test_dir / f"{stem}.scp"
-    if path.is_file():
-        return path
-    if not test_dir.is_dir():
-        raise FileNotFoundError(f"{path}: no such file ({test_dir} does not exist)")
-    there = sorted(p.name for p in test_dir.glob("*.scp"))
-    raise FileNotFoundError(f"{path}: no such file; {test_dir} holds {', '.join(there) or 'no .scp files'}")
-
-
-def resolve_inputs(entry: Entry, test_name: str, inference_dir: Path, columns: DatasetColumns) -> dict[str, Path]:
-    """``data`` for one test set: each declared input name -> its SCP file.
-
-    Raises:
-        ValueError: the test set's folder name is not a plain token (only this test set fails).
-        FileNotFoundError: an SCP file is missing.
-    """
-    check_name(test_name, "test set folder name", f"{inference_dir}")
-    data = {}
-    for name, source in entry.sources.items():
-        if source.startswith(DATASET_PREFIX):
-            data[name] = columns.scp(test_name, source[len(DATASET_PREFIX) :])
-        else:
-            data[name] = scp_file(inference_dir / test_name, source)
-    return data
+    own = (
+        OmegaConf.to_container(sclite.metric_node, resolve=True)
+        if OmegaConf.is_config(sclite.metric_node)
+        else dict(sclite.metric_node)
+    )
+    return build_metric({**format_options(sclite.fmt), **options, **own}, where)
 
 
 def with_inference(cfg: Any, inference: Any) -> Any:

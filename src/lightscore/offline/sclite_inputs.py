@@ -24,7 +24,13 @@ from typing import Any, NamedTuple
 from lightscore.scp import write_scp
 from lightscore.text.trn import SCLITE_FORMATS, TrnError, read_trn
 
-__all__ = ["SCLITE_FORMATS", "SCliteInputs", "input_format", "sclite_scps"]
+__all__ = ["FORMAT_OPTIONS", "SCLITE_FORMATS", "SCliteInputs", "input_format", "sclite_scps"]
+
+FORMAT_OPTIONS: dict[str, dict[str, Any]] = {
+    "trn": {"markup": True, "aligner": "sclite"},
+    "stm": {"markup": True, "optional_deletable": True, "fragments": True, "aligner": "sclite", "case": "sclite"},
+}
+"""The `lightscore.metrics.WER` options that score each format as sclite (stm: hubscr's ``sclite -F -D``)."""
 
 
 class SCliteInputs(NamedTuple):
@@ -101,7 +107,7 @@ def sclite_scps(
         if missing:
             raise TrnError(f"{os.fspath(ref)}: no reference for utterance {missing[0]!r} of {os.fspath(hyp)}")
         scp_ref = write_scp(out / "ref.scp", ((utt_id, refs[utt_id]) for utt_id, _ in rows))
-        options = {"markup": True, "aligner": "sclite"}
+        options = dict(FORMAT_OPTIONS["trn"])
         return SCliteInputs(scp_ref, write_scp(out / "hyp.scp", rows), None, options, "trn (sclite's markup read)")
     from lightscore.text.hubscr import hubscr_rows
 
@@ -109,7 +115,7 @@ def sclite_scps(
     scp_ref = write_scp(out / "ref.scp", ((s.utt_id, s.ref) for s in segments))
     scp_hyp = write_scp(out / "hyp.scp", ((s.utt_id, s.hyp) for s in segments))
     utt2spk = write_scp(out / "utt2spk", ((s.utt_id, s.speaker) for s in segments))
-    options = {"markup": True, "optional_deletable": True, "fragments": True, "aligner": "sclite", "case": "sclite"}
+    options = dict(FORMAT_OPTIONS["stm"])
     return SCliteInputs(scp_ref, scp_hyp, utt2spk, options, f"stm/ctm as hubscr: {_glm_note(glm)}, words by midpoint")
 
 

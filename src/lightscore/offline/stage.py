@@ -21,6 +21,7 @@ from typing import Any
 from lightscore.core.metric import Progress
 from lightscore.core.runner import ArtifactError, Job, score_jobs
 from lightscore.io.atomic import check_writable
+from lightscore.offline.bindings import resolve_inputs, resolve_sclite
 from lightscore.offline.config import (
     Entry,
     artifact_options_of,
@@ -28,7 +29,6 @@ from lightscore.offline.config import (
     find_test_sets,
     inference_dir_of,
     load_config,
-    resolve_inputs,
     scoreboard_of,
     with_inference,
 )
@@ -155,11 +155,15 @@ def _jobs(entries: Sequence[Entry], inference_dir: Path, columns: DatasetColumns
     jobs = []
     for entry in entries:
         for test_name in entry.tests:
+            metric = entry.metric
             try:
-                data: Any = resolve_inputs(entry, test_name, inference_dir, columns)
+                if entry.sclite is None:
+                    data: Any = resolve_inputs(entry, test_name, inference_dir, columns)
+                else:
+                    data, metric = resolve_sclite(entry, test_name, inference_dir, columns, write=rank == 0)
             except Exception as e:
                 data = e
-            jobs.append(Job(entry.key, entry.metric, test_name, data))
+            jobs.append(Job(entry.key, metric, test_name, data))
     if rank == 0:
         _barrier(world)
     return jobs
