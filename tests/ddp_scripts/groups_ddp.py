@@ -9,10 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import lightning.pytorch as pl
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, index_of, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, cpu_trainer, index_of, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import WER  # noqa: E402
@@ -45,14 +43,9 @@ def metric() -> WER:
 
 def run(out: Path, devices: int) -> dict:
     callback = MetricCallback([metric(), RTFx()])
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
-        callbacks=[callback],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
+    trainer = cpu_trainer(
+        devices,
+        [callback],
     )
     trainer.validate(LabelledASR(), dataloaders=loader(Utterances("dev", 23)))
     return {"rank": trainer.global_rank, "results": callback.results["validate"]}

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, cpu_trainer, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import WER  # noqa: E402
@@ -80,14 +80,9 @@ class FirstRankOnly(Sampler):
 
 
 def trainer(devices: int, callback: MetricCallback, **options) -> pl.Trainer:
-    return pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
-        callbacks=[callback],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
+    return cpu_trainer(
+        devices,
+        [callback],
         **options,
     )
 

@@ -11,11 +11,10 @@ import os
 import sys
 from pathlib import Path
 
-import lightning.pytorch as pl
 from lightning.pytorch.loggers import CSVLogger, TensorBoardLogger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, cpu_trainer, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import CER, WER  # noqa: E402
@@ -36,17 +35,13 @@ def loggers(out: Path) -> list:
 
 def run(out: Path, devices: int) -> dict:
     callback = MetricCallback([WER(), CER()], log_samples=N_SAMPLES)
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
+    trainer = cpu_trainer(
+        devices,
+        [callback],
         max_epochs=1,
         limit_train_batches=1,
         num_sanity_val_steps=0,
-        callbacks=[callback],
         logger=loggers(out),
-        enable_progress_bar=False,
-        enable_model_summary=False,
         enable_checkpointing=False,
     )
     trainer.fit(ToyASR(), val_dataloaders=loader(Utterances("dev", 31)))

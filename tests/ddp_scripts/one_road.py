@@ -20,7 +20,7 @@ import lightning.pytorch as pl
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, counting_merges, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, counting_merges, cpu_trainer, loader, run_as_script  # noqa: E402
 
 from lightscore import BaseMetric, Field  # noqa: E402
 from lightscore.lightning import MetricCallback  # noqa: E402
@@ -62,14 +62,9 @@ def metrics() -> list[BaseMetric]:
 
 
 def trainer(devices: int, callback: MetricCallback) -> pl.Trainer:
-    return pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
-        callbacks=[callback],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
+    return cpu_trainer(
+        devices,
+        [callback],
     )
 
 

@@ -26,7 +26,7 @@ import torch.distributed as dist
 from lightning.pytorch.callbacks import Callback, ModelCheckpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, UtteranceStream, loader  # noqa: E402
+from toy_asr import ToyASR, Utterances, UtteranceStream, cpu_trainer, loader  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import CER, WER  # noqa: E402
@@ -118,16 +118,11 @@ def run(out: Path, devices: int, sanity_steps: int) -> dict:
     )
     recorder = Recorder(metric_cb, [out / "fit", out / "eval"])
     checkpoint = ModelCheckpoint(dirpath=out / "ckpt", filename="{epoch}", monitor="val/WER", mode="min")
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
+    trainer = cpu_trainer(
+        devices,
+        [metric_cb, recorder, checkpoint],
         max_epochs=3,
         num_sanity_val_steps=sanity_steps,
-        callbacks=[metric_cb, recorder, checkpoint],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
     )
     model = ToyASR()
     dev = loader(Utterances("dev", 101))

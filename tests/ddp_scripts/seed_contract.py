@@ -10,11 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import lightning.pytorch as pl
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from seed_metrics import MyWER  # noqa: E402
-from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, cpu_trainer, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics import WER  # noqa: E402
@@ -23,14 +21,9 @@ from lightscore.metrics import WER  # noqa: E402
 def run(out: Path, devices: int) -> dict:
     mine = MetricCallback([MyWER(ci=0.95, bootstrap=200, seed=3)], prefix="my/")
     plain = MetricCallback([WER(ci=0.95, bootstrap=200, seed=3)])
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
-        callbacks=[mine, plain],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
+    trainer = cpu_trainer(
+        devices,
+        [mine, plain],
     )
     trainer.validate(ToyASR(), dataloaders=loader(Utterances("dev", 21)))
     return {"rank": trainer.global_rank, "mine": mine.results["validate"], "plain": plain.results["validate"]}

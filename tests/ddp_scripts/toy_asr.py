@@ -111,6 +111,15 @@ class ToyASR(pl.LightningModule):
         return self.decode(batch)
 
 
+def cpu_trainer(devices: int, callbacks: list, **options) -> pl.Trainer:
+    """The tests' Trainer: CPU, real DDP over gloo when ``devices > 1``, no logger, bar or summary."""
+    quiet = {"logger": False, "enable_progress_bar": False, "enable_model_summary": False}
+    strategy = "ddp" if devices > 1 else "auto"
+    return pl.Trainer(
+        accelerator="cpu", devices=devices, strategy=strategy, callbacks=callbacks, **{**quiet, **options}
+    )
+
+
 def run_as_script(run) -> None:
     """``python <script> OUT_DIR --devices N``: call ``run(out, devices)``, write ``OUT_DIR/rank<r>.json``.
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import lightning.pytorch as pl
 from lightning.pytorch.callbacks import ModelCheckpoint
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from toy_asr import ToyASR, Utterances, loader, run_as_script  # noqa: E402
+from toy_asr import ToyASR, Utterances, cpu_trainer, loader, run_as_script  # noqa: E402
 
 from lightscore.lightning import MetricCallback  # noqa: E402
 from lightscore.metrics.translation import BLEU, ChrF, TranslationEditRate  # noqa: E402
@@ -44,16 +43,11 @@ class ToyST(ToyASR):
 def run(out: Path, devices: int) -> dict:
     callback = MetricCallback(metrics())
     checkpoint = ModelCheckpoint(dirpath=out / "ckpt", filename="{epoch}", monitor="val/BLEU", mode="max")
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=devices,
-        strategy="ddp" if devices > 1 else "auto",
+    trainer = cpu_trainer(
+        devices,
+        [callback, checkpoint],
         max_epochs=2,
         num_sanity_val_steps=0,
-        callbacks=[callback, checkpoint],
-        logger=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
     )
     trainer.fit(ToyST(), val_dataloaders=loader(Utterances("dev", 101)))
     return {
