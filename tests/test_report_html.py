@@ -238,3 +238,67 @@ def test_tables_take_named_tuples_plain_tuples_and_a_ci_pair() -> None:
     assert "<th>ref</th><th>hyp</th><th>count</th>" in page and "<th>token</th><th>count</th>" in page
     assert 'id="cmp-ci-low" data-value="-2.25"' in page and 'id="cmp-ci-high" data-value="-0.75"' in page
     assert "difference (B \u2212 A)" in page
+
+
+# -- rates by group (group_by) --------------------------------------------------------------------
+
+LANG = {"utt1": "en", "utt2": "de", "utt3": "fr-CA", "utt4": "de", "utt5": "en"}
+
+
+def grouped_wer(tmp_path: Path, ci: float | None) -> tuple[WER, dict, dict[str, Path]]:
+    """WER by ``lang`` scored from SCP files on the runner's road, its artifacts (groups TSV) in ``tmp_path/out``."""
+    data = {}
+    for name, column in (("ref", REF), ("hyp", HYP_A), ("lang", LANG)):
+        data[name] = tmp_path / f"{name}.scp"
+        data[name].write_text("".join(f"{utt} {text}\n" for utt, text in column.items()))
+    metric = WER(group_by="lang", groups=["en", "de", "fr-CA", "<none>"], ci=ci, bootstrap=200, reports=True)
+    return metric, metric(data, "dev", tmp_path / "out"), data
+
+
+@needs_chromium
+def test_groups_table_shows_each_labels_rate_and_interval(tmp_path: Path) -> None:
+    from lightscore.metrics.error_group_page import group_page_rows
+
+    metric, result, _ = grouped_wer(tmp_path, ci=0.9)
+    rows = group_page_rows(metric, result)
+    write_report(tmp_path / "r.html", [system("A", REF, HYP_A)], groups=rows)
+    dom = render_in_chromium(tmp_path / "r.html", tmp_path)
+    for k, label in enumerate(["en", "de", "fr-CA"]):
+        ids = [utt for utt, lang in LANG.items() if lang == label]
+        alone = WER()
+        alone.update(ref=[REF[i] for i in ids], hyp=[HYP_A[i] for i in ids])
+        expected = alone.compute()
+        assert dom.number(f"group-utts-{k}") == len(ids)
+        assert dom.number(f"group-words-{k}") == expected["WER_ref_len"]
+        assert float(dom.attrs_by_id[f"group-rate-{k}"]["data-value"]) == pytest.approx(expected["WER"])
+        assert dom.text_by_id[f"group-rate-{k}"] == f"{expected['WER']:.2f}"
+        key = f"WER_lang_{label.replace('-', '_')}"
+        low, high = (float(dom.attrs_by_id[f"group-ci-{end}-{k}"]["data-value"]) for end in ("low", "high"))
+        assert (low, high) == (result[f"{key}_ci_low"], result[f"{key}_ci_high"]) and low <= expected["WER"] <= high
+    # "<none>" has no utterance: no rate and no interval, its label escaped as text.
+    assert dom.number("group-utts-3") == 0 and "group-rate-3" not in dom.attrs_by_id
+    assert "group-ci-low-3" not in dom.attrs_by_id
+    page = (tmp_path / "r.html").read_text()
+    none = '<tr data-group="lang" data-label="&lt;none&gt;"><td class="txt">lang</td><th scope="row">&lt;none&gt;'
+    assert none in page
+    head = "<th>group</th><th>label</th><th>utterances</th><th>words</th><th>WER %</th><th>interval</th>"
+    assert f'<table id="groups" class="num"><thead><tr>{head}</tr></thead>' in page
+    # The page's table and the groups TSV the reports write give the same labels, rates and tokens.
+    tsv = (tmp_path / "out" / "dev" / "wer_groups.tsv").read_text().splitlines()[1:]
+    assert [line.split("\t")[0] for line in tsv] == [row["label"] for row in rows]
+    for line, row in zip(tsv, rows):
+        _, rate, ref_len, *_ = line.split("\t")
+        assert (float(rate) if rate else None, int(ref_len)) == (row["rate"], row["words"])
+
+
+def test_groups_table_without_intervals_and_pages_without_groups(tmp_path: Path) -> None:
+    from lightscore.metrics.error_group_page import group_page_rows
+
+    metric, result, _ = grouped_wer(tmp_path, ci=None)
+    page = render_report([system("A", REF, HYP_A)], groups=group_page_rows(metric, result))
+    assert "<th>interval</th>" not in page and 'id="group-ci-low-0"' not in page
+    assert re.search(r'<div class="tables">.*<section><h2>Groups</h2><table id="groups"', page)
+    assert page.count("<tr data-group=") == 4
+    plain = render_report([system("A", REF, HYP_A)])
+    assert 'id="groups"' not in plain and "<h2>Groups</h2>" not in plain
+    assert group_page_rows(WER(), {}) == []

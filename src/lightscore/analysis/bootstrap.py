@@ -23,11 +23,17 @@ import numpy as np
 
 __all__ = [
     "bootstrap_ci",
+    "bootstrap_p_value",
     "check_fraction",
     "check_replicates",
+    "defined_replicates",
     "min_replicates",
     "paired_bootstrap",
+    "percentile_interval",
+    "rate_percent",
+    "resampled_sums",
     "side_with_fewer",
+    "stack_columns",
 ]
 
 # Bootstrap index blocks hold about this many entries, so memory stays near 100 MB at any corpus size.
@@ -78,9 +84,9 @@ def bootstrap_ci(
     ...
     ValueError: bootstrap 10: too few replicates for a 95% interval, which needs at least 40 (one in each tail)
     """
-    columns = _columns(errors=errors, ref_lens=ref_lens)
-    sums = _defined(_resampled_sums(columns, groups, ci, replicates, seed), ci)
-    return _interval(_rate(sums[0], sums[1]), ci)
+    columns = stack_columns(errors=errors, ref_lens=ref_lens)
+    sums = defined_replicates(resampled_sums(columns, groups, ci, replicates, seed), ci)
+    return percentile_interval(rate_percent(sums[0], sums[1]), ci)
 
 
 def paired_bootstrap(
@@ -129,21 +135,21 @@ def paired_bootstrap(
     >>> same["p"], same["better"], same["ci"]
     (1.0, None, (0.0, 0.0))
     """
-    columns = _columns(errors_a=errors_a, errors_b=errors_b, ref_lens=ref_lens)
-    sums = _defined(_resampled_sums(columns, groups, ci, replicates, seed), ci)
-    rates_a, rates_b = _rate(sums[0], sums[2]), _rate(sums[1], sums[2])
+    columns = stack_columns(errors_a=errors_a, errors_b=errors_b, ref_lens=ref_lens)
+    sums = defined_replicates(resampled_sums(columns, groups, ci, replicates, seed), ci)
+    rates_a, rates_b = rate_percent(sums[0], sums[2]), rate_percent(sums[1], sums[2])
     diff = rates_b - rates_a
-    rate_a, rate_b = _rate(columns[0].sum(), columns[2].sum()), _rate(columns[1].sum(), columns[2].sum())
+    rate_a, rate_b = rate_percent(columns[0].sum(), columns[2].sum()), rate_percent(columns[1].sum(), columns[2].sum())
     observed = float(rate_b - rate_a)
     units = columns.shape[1] if groups is None else len(np.unique(np.asarray(groups)))
-    p, reason = _p_value(diff, observed, units, groups is None)
+    p, reason = bootstrap_p_value(diff, observed, units, groups is None)
     return {
         "rate_a": float(rate_a),
         "rate_b": float(rate_b),
         "difference": observed,
-        "ci": _interval(diff, ci),
-        "ci_a": _interval(rates_a, ci),
-        "ci_b": _interval(rates_b, ci),
+        "ci": percentile_interval(diff, ci),
+        "ci_a": percentile_interval(rates_a, ci),
+        "ci_b": percentile_interval(rates_b, ci),
         "p_b_better": float(np.mean(diff < 0)),
         "p": p,
         "better": side_with_fewer("b", "a", observed),
@@ -210,7 +216,7 @@ def check_replicates(replicates: int, ci: float, level: float | None = None) -> 
     return replicates
 
 
-def _p_value(diff: np.ndarray, observed: float, units: int, by_utterance: bool) -> tuple[float, str | None]:
+def bootstrap_p_value(diff: np.ndarray, observed: float, units: int, by_utterance: bool) -> tuple[float, str | None]:
     """The paired bootstrap's two-sided p (ties against significance) and why it could not test, or None."""
     if observed == 0:
         return 1.0, None
@@ -221,7 +227,7 @@ def _p_value(diff: np.ndarray, observed: float, units: int, by_utterance: bool) 
     return min(1.0, 2 * (against + 1) / (len(diff) + 1)), None
 
 
-def _columns(**arrays: Sequence[float]) -> np.ndarray:
+def stack_columns(**arrays: Sequence[float]) -> np.ndarray:
     """Stack per-utterance count arrays into one float array, checking them."""
     stacked = []
     for name, values in arrays.items():
@@ -241,7 +247,7 @@ def _columns(**arrays: Sequence[float]) -> np.ndarray:
     return np.stack(stacked)
 
 
-def _resampled_sums(columns: np.ndarray, groups: Sequence | None, ci: float, replicates: int, seed: int) -> np.ndarray:
+def resampled_sums(columns: np.ndarray, groups: Sequence | None, ci: float, replicates: int, seed: int) -> np.ndarray:
     """Column sums over ``replicates`` resamples of the rows (of whole groups with ``groups``): (k, replicates)."""
     check_replicates(replicates, ci)
     if groups is not None:
@@ -263,7 +269,7 @@ def _resampled_sums(columns: np.ndarray, groups: Sequence | None, ci: float, rep
     return sums
 
 
-def _defined(sums: np.ndarray, ci: float) -> np.ndarray:
+def defined_replicates(sums: np.ndarray, ci: float) -> np.ndarray:
     """The resamples (columns of ``sums``, reference tokens last) that hold a reference token: they have a rate."""
     defined = sums[-1] > 0
     kept = int(defined.sum())
@@ -276,12 +282,23 @@ def _defined(sums: np.ndarray, ci: float) -> np.ndarray:
     return sums if kept == len(defined) else sums[:, defined]
 
 
-def _rate(errors: np.ndarray | float, ref_lens: np.ndarray | float) -> np.ndarray:
-    # Never a zero denominator: _columns refuses a corpus without reference tokens, _defined such resamples.
+def rate_percent(errors: np.ndarray | float, ref_lens: np.ndarray | float) -> np.ndarray:
+    """100 * errors / reference tokens, elementwise.
+
+    >>> float(rate_percent(3, 12))
+    25.0
+    """
+    # Never a zero denominator: stack_columns refuses a corpus without reference tokens,
+    # defined_replicates such resamples.
     return 100.0 * np.asarray(errors) / np.asarray(ref_lens)
 
 
-def _interval(values: np.ndarray, ci: float) -> tuple[float, float]:
+def percentile_interval(values: np.ndarray, ci: float) -> tuple[float, float]:
+    """The central ``ci`` percentile interval of the replicates' ``values``.
+
+    >>> percentile_interval(np.arange(101.0), 0.5)
+    (25.0, 75.0)
+    """
     low, high = np.quantile(values, [(1 - ci) / 2, (1 + ci) / 2])
     return float(low), float(high)
 

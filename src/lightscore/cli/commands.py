@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lightscore.analysis.verdict import p_text
 from lightscore.cli.families import run_meeting_score, run_translation_compare, run_translation_score
 from lightscore.cli.inputs import check_inputs, write_json
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
 from lightscore.io.atomic import temp_target
-from lightscore.text.choices import MEETING_METRICS, TRANSLATION_METRICS
+from lightscore.text.choices import ERROR_RATES, MEETING_METRICS, TRANSLATION_METRICS
 
-__all__ = ["run_compare", "run_measure", "run_report", "run_score"]
+__all__ = ["run_compare", "run_compare_sets", "run_measure", "run_report", "run_score"]
 
 
 # -- measure ------------------------------------------------------------------------
@@ -197,6 +198,12 @@ def run_compare(args: argparse.Namespace) -> int:
     """``lightscore compare``: both systems, the five paired tests and the verdict; ``--json OUT`` keeps all."""
     from lightscore.offline.compare import compare
 
+    if args.sets or args.dirs:
+        return run_compare_sets(args)
+    if args.table:
+        raise ValueError("--table writes the table of a comparison across test sets: give --set or --dirs")
+    if args.hyp_b is None:
+        raise ValueError("compare needs REF HYP_A HYP_B, or --set NAME REF HYP_A HYP_B per test set, or --dirs")
     if args.metric in TRANSLATION_METRICS:
         return run_translation_compare(args)
     options = _metric_options(args)
@@ -205,6 +212,55 @@ def run_compare(args: argparse.Namespace) -> int:
     print(format_comparison(summary))
     write_json(args.json, summary)
     return 0
+
+
+def run_compare_sets(args: argparse.Namespace) -> int:
+    """``lightscore compare --set ...`` or ``--dirs A B``: a row per test set, then pooled and macro."""
+    from lightscore.offline.compare_sets import TestSet, compare_sets, sets_from_dirs
+    from lightscore.report.scoreboard import write_scoreboard
+
+    if args.ref is not None or (args.sets and args.dirs):
+        raise ValueError("give the test sets one way: REF HYP_A HYP_B, --set NAME REF HYP_A HYP_B (repeated) or --dirs")
+    if args.metric not in ERROR_RATES:
+        raise ValueError(f"--metric {args.metric}: compare across test sets is for the error rates")
+    options = _metric_options(args)
+    if args.sets:
+        sets = [TestSet(*values) for values in args.sets]
+    else:
+        sets = sets_from_dirs(*args.dirs, ref=args.ref_name, hyp=args.hyp_name)
+    for test in sets:
+        try:
+            check_inputs({"REF": test.ref, "HYP_A": test.hyp_a, "HYP_B": test.hyp_b}, "compare across test sets")
+        except (ValueError, OSError) as e:
+            raise type(e)(f"test set {test.name!r}: {e}") from e
+    summary = compare_sets(sets, **options, level=args.level)
+    print(format_sets_comparison(summary))
+    write_json(args.json, summary)
+    if args.table:
+        print("table: " + ", ".join(str(path) for path in write_scoreboard(args.table, summary["rows"])))
+    return 0
+
+
+def format_sets_comparison(summary: Mapping[str, Any]) -> str:
+    """What ``lightscore compare --set ...`` prints: settings, how it resampled, the table, the pooled verdict."""
+    boot = summary["bootstrap"]
+    seeds = ", ".join(f"{name} {seed}" for name, seed in boot["seeds"].items())
+    block = " (whole speakers)" if boot["block_bootstrap"] else ""
+    lines = [
+        f"settings: {summary['settings']}",
+        f"paired bootstrap: {boot['replicates']} replicates{block}, stratified by test set (pooled and macro "
+        f"resample every set on its own); seeds: {seeds}",
+    ]
+    name, ci = summary["metric"], summary["ci"]
+    head = ("test", "utts", "ref tokens", f"{name} A", f"{name} B", "B - A", f"{ci:.0%} interval", "p", "verdict")
+    rows = [head]
+    for row in summary["rows"]:
+        interval = f"[{row['ci_low']:+.2f}, {row['ci_high']:+.2f}]"
+        cells = (row["utterances"], row["ref_tokens"], row[f"{name}_a"], row[f"{name}_b"], f"{row['difference']:+.2f}")
+        rows.append((row["test"], *cells, interval, p_text(row["p"], 4), row["verdict"]))
+    lines.append(format_rows(rows))
+    lines.append(f"verdict (pooled): {summary['verdict']}")
+    return "\n".join(lines)
 
 
 # -- report ------------------------------------------------------------------------------

@@ -30,7 +30,9 @@ the Kaldi-style summary line, the rate, the settings line and the utterance erro
 
 COMPARE_HELP = """\
 Is HYP_B better than HYP_A? Score both against REF and run the paired bootstrap, MAPSSWE,
-McNemar, sign and Wilcoxon tests (docs/comparing-systems.md)."""
+McNemar, sign and Wilcoxon tests (docs/comparing-systems.md). With --set (repeated) or --dirs:
+a row per test set, then the pooled and macro rows, from a bootstrap stratified by test set
+(docs/scoreboard.md)."""
 
 REPORT_HELP = """\
 Write a self-contained HTML error report of HYP (and HYP_B, with the paired comparison)
@@ -84,11 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")
     score.set_defaults(run=run_score)
 
-    compare = command("compare", [_scoring_options(), _test_options()], help="is HYP_B better than HYP_A?",
-                      description=COMPARE_HELP)  # fmt: skip
-    compare.add_argument("hyp_a", metavar="HYP_A", help="hypothesis SCP file of system A")
-    compare.add_argument("hyp_b", metavar="HYP_B", help="hypothesis SCP file of system B")
+    compare = command("compare", [_scoring_options(ref_optional=True), _test_options()],
+                      help="is HYP_B better than HYP_A?", description=COMPARE_HELP)  # fmt: skip
+    compare.add_argument("hyp_a", metavar="HYP_A", nargs="?", help="hypothesis SCP file of system A")
+    compare.add_argument("hyp_b", metavar="HYP_B", nargs="?", help="hypothesis SCP file of system B")
     compare.add_argument("--json", metavar="OUT", help="also write every number to OUT as JSON")
+    _add_test_set_options(compare)
     compare.set_defaults(run=run_compare, ci=0.95)
 
     report = command("report", [_scoring_options(), _test_options()], help="write an HTML error report",
@@ -103,14 +106,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _scoring_options() -> argparse.ArgumentParser:
+def _add_test_set_options(compare: argparse.ArgumentParser) -> None:
+    """``compare`` across test sets (lightscore.offline.compare_sets): instead of REF HYP_A HYP_B."""
+    add = compare.add_argument
+    one = "a test set: its name, reference and both hypothesis files (repeat for each set, instead of REF HYP_A HYP_B)"
+    add("--set", nargs=4, action="append", dest="sets", metavar=("NAME", "REF", "HYP_A", "HYP_B"), help=one)
+    dirs = "two measure() inference folders: the test sets are their sub-folders holding --hyp-name"
+    add("--dirs", nargs=2, metavar=("DIR_A", "DIR_B"), help=dirs)
+    add("--ref-name", default="ref.scp", metavar="FILE", help="with --dirs: the reference in DIR_A/<set>/ (ref.scp)")
+    add("--hyp-name", default="hyp.scp", metavar="FILE", help="with --dirs: the hypotheses' file name (hyp.scp)")
+    add("--table", metavar="STEM", help="with --set or --dirs: also write the table to STEM.md, STEM.csv, STEM.json")
+
+
+def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     """What ``score``, ``compare`` and ``report`` share: REF, which rate, how texts compare, the bootstrap.
 
     A new parser per subcommand: parents share their actions, so one subcommand's
-    ``set_defaults`` would change the others' defaults.
+    ``set_defaults`` would change the others' defaults. ``ref_optional``: ``compare --set`` needs no REF.
     """
     options = argparse.ArgumentParser(add_help=False)
-    options.add_argument("ref", metavar="REF", help="reference SCP file")
+    options.add_argument("ref", metavar="REF", nargs="?" if ref_optional else None, help="reference SCP file")
     add = options.add_argument
     metrics = "the error rate, or a translation metric equal to sacrebleu's (docs/translation.md; default: wer)"
     metrics += "; cpwer, orcwer, tcpwer, der, jer score meeting files (STM, CTM, SegLST, RTTM: docs/meetings.md)"

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from lightscore.analysis.breakdown import SpeakerRow, UttCounts, speaker_table, top_errors, worst_utterances, write_tsv
+from lightscore.metrics.error_group_page import group_page_rows
 from lightscore.scp.files import atomic_open
 from lightscore.text.alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
 
@@ -193,6 +194,7 @@ def _write_html(
         details={"settings": metric.settings()},
         speakers=speaker_table(records),
         top_errors=tables,
+        groups=group_page_rows(metric, result),
     )
 
 

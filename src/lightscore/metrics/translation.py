@@ -249,13 +249,13 @@ class TranslationEditRate(TranslationMetric):
         return ter_score(stats[0], stats[1])
 
     def _interval(self) -> tuple[float, float]:
-        from lightscore.analysis.bootstrap import _interval, _resampled_sums
+        from lightscore.analysis.bootstrap import percentile_interval, resampled_sums
 
         rows = np.array([row[1:] for row in self._rows()], dtype=np.float64)
-        sums = _resampled_sums(
+        sums = resampled_sums(
             np.stack([rows[:, 0], rows[:, 1] / rows[:, 2]]), None, self.ci, self.bootstrap, self.seed
         )
-        return _interval(np.array([ter_score(e, length) for e, length in sums.T]), self.ci)
+        return percentile_interval(np.array([ter_score(e, length) for e, length in sums.T]), self.ci)
 
     def _badness(self, score: float, stats: np.ndarray) -> int:
         return int(stats[0])

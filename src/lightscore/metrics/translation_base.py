@@ -199,12 +199,12 @@ class TranslationMetric(BaseMetric):
         return {row[0]: self.sentence_score(row[1:]) for row in self._rows()}
 
     def _interval(self) -> tuple[float, float]:
-        from lightscore.analysis.bootstrap import _interval, _resampled_sums
+        from lightscore.analysis.bootstrap import percentile_interval, resampled_sums
 
         columns = np.array([row[1:] for row in self._rows()], dtype=np.float64).T
-        sums = _resampled_sums(columns, None, self.ci, self.bootstrap, self.seed)
+        sums = resampled_sums(columns, None, self.ci, self.bootstrap, self.seed)
         scores = np.array([self._score([int(v) for v in sums[:, i]])[self.name] for i in range(self.bootstrap)])
-        return _interval(scores, self.ci)
+        return percentile_interval(scores, self.ci)
 
     def row_sample(self, row: dict[str, Any]) -> tuple[int, str, str, str] | None:
         """The worst-segment log's row: points lost (100 - sentence score; TER: edits), ref, hyp, the score."""

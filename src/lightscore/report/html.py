@@ -16,7 +16,8 @@ run and forbids every fetch.
 Stable ids for tests and tools: ``rate-<i>``, ``sub-<i>``, ``del-<i>``,
 ``ins-<i>``, ``hit-<i>``, ``ref-len-<i>``, ``utts-<i>``, ``utt-err-<i>``,
 ``uer-<i>`` (``utt-err`` counts utterances with an error, ``uer`` is their
-percentage), ``ci-low-<i>``, ``ci-high-<i>`` per system ``i``; ``utt-count``
+percentage), ``ci-low-<i>``, ``ci-high-<i>`` per system ``i``; ``group-*-<k>`` for
+the rates by group (``<table id="groups">``); ``utt-count``
 (utterances in the file), ``utt-total`` (in the corpus), ``utt-shown`` (after
 the filter); ``cmp-*`` for the paired comparison; each drawn utterance is an
 ``<article class="utt" data-utt-id=... data-errors="3,1" data-differs="1">``;
@@ -33,12 +34,14 @@ from typing import Any, NamedTuple
 from lightscore.report.page import (
     comparison_section,
     details_list,
+    groups_section,
     html_page,
     summary_section,
     table_section,
     tables_row,
     utterances_section,
 )
+from lightscore.report.sessions import write_sessions_report
 from lightscore.scp.files import atomic_open
 from lightscore.text.alignment import Pair
 from lightscore.text.counting import COUNTS
@@ -101,6 +104,7 @@ def render_report(
     top_errors: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     comparison: Mapping[str, Any] | None = None,
     max_utterances: int | None = None,
+    groups: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """The HTML text of a self-contained error report.
 
@@ -122,6 +126,8 @@ def render_report(
             ``p_values`` (test name -> p), ``verdict``; other keys are shown as they are.
         max_utterances: keep only this many utterances, those with the most errors (summed over
             the systems); the summary still describes the whole corpus.
+        groups: the rates by group (`lightscore.report.page.groups_section`): per label ``group``,
+            ``label``, ``utterances``, ``words``, ``rate`` and ``ci``.
 
     Returns:
         The page, one string.
@@ -151,14 +157,17 @@ def render_report(
     data = {"systems": [s.name for s in systems], "utts": utts, "total": total}
     tables = [comparison_section(comparison, [s.name for s in systems]) if comparison else ""]
     tables += [table_section("Speakers", speakers, "speakers") if speakers else ""]
+    tables += [groups_section(groups, metric) if groups else ""]
     tables += [table_section(name, rows, f"top-{k}") for k, (name, rows) in enumerate((top_errors or {}).items())]
     body = [details_list(details), summary_section(summary_rows, metric), tables_row(tables)]
     body.append(utterances_section(len(utts), total))
     return html_page(title, "\n".join(part for part in body if part), _json_for_script(data))
 
 
-def write_report(path: str | os.PathLike, systems: Sequence, **options: Any) -> None:
+def write_report(path: str | os.PathLike, systems: Sequence, *, view: str = "utterances", **options: Any) -> None:
     """Write `render_report` ``(systems, **options)`` to ``path`` atomically (temp file, then rename).
+
+    ``view="sessions"`` writes the meeting report instead (`lightscore.report.sessions.render_sessions`).
 
     >>> import tempfile, pathlib
     >>> from lightscore.text.alignment import align
@@ -168,6 +177,9 @@ def write_report(path: str | os.PathLike, systems: Sequence, **options: Any) -> 
     >>> p.read_text().count("<script")
     2
     """
+    if view == "sessions":
+        write_sessions_report(path, systems, **options)
+        return
     page = render_report(systems, **options)
     with atomic_open(path) as f:
         f.write(page)

@@ -21,6 +21,7 @@ from typing import Any
 __all__ = [
     "comparison_section",
     "details_list",
+    "groups_section",
     "html_page",
     "summary_section",
     "table_section",
@@ -227,6 +228,50 @@ def table_section(heading: str, rows: Sequence[Any], table_id: str) -> str:
     body = "".join("<tr>" + "".join(_cell(c, row.get(c, "")) for c in columns) + "</tr>" for row in rows)
     table = f'<table id="{_esc(table_id)}" class="num"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     return _section(heading, table)
+
+
+def groups_section(rows: Sequence[Mapping[str, Any]], metric: str) -> str:
+    """The rates by group (an error rate's ``group_by``): a row per label, with its interval when there is one.
+
+    Each number is a ``<span id="group-<key>-<k>" data-value=...>`` (``utts``, ``words``, ``rate``,
+    ``ci-low``, ``ci-high``) for row ``k``; each row is ``<tr data-group=... data-label=...>``.
+    A label whose references hold no token has no rate: its cells show "–".
+
+    Args:
+        rows: Per label: ``group`` (the ``group_by`` input, e.g. ``lang``), ``label``, ``utterances``,
+            ``words`` (reference tokens), ``rate`` (percent, or None) and ``ci`` (``(low, high)`` or None).
+        metric: The rate's name, in the header.
+
+    Returns:
+        The section, or "" without rows.
+
+    >>> page = groups_section([{"group": "lang", "label": "en", "utterances": 2, "words": 8, "rate": 12.5}], "WER")
+    >>> '<th>WER %</th>' in page, '<span id="group-rate-0" data-value="12.5">12.50</span>' in page
+    (True, True)
+    """
+    if not rows:
+        return ""
+    with_ci = any(row.get("ci") for row in rows)
+    head = ["group", "label", "utterances", "words", f"{metric} %", *(["interval"] if with_ci else [])]
+    lines = []
+    for k, row in enumerate(rows):
+        group, label = _esc(row["group"]), _esc(row["label"])
+        cells = [f'<td class="txt">{group}</td>', f'<th scope="row">{label}</th>']
+        cells += [f"<td>{_span(f'group-{key}-{k}', row[name], 0)}</td>" for key, name in _GROUP_COUNTS]
+        rate = _NO_RATE if row.get("rate") is None else _span(f"group-rate-{k}", row["rate"])
+        cells.append(f'<td class="rate">{rate}</td>')
+        if with_ci:
+            low, high = row.get("ci") or (None, None)
+            ci = "" if low is None else f"[{_span(f'group-ci-low-{k}', low)}, {_span(f'group-ci-high-{k}', high)}]"
+            cells.append(f"<td>{ci}</td>")
+        lines.append(f'<tr data-group="{group}" data-label="{label}">{"".join(cells)}</tr>')
+    header = "".join(f"<th>{_esc(h)}</th>" for h in head)
+    table = f'<table id="groups" class="num"><thead><tr>{header}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
+    return _section("Groups", table)
+
+
+_GROUP_COUNTS = (("utts", "utterances"), ("words", "words"))
+_NO_RATE = "\u2013"  # a label with no reference token: no rate, as the groups TSV leaves it blank
 
 
 def _row_mapping(row: Any) -> Mapping[str, Any]:
