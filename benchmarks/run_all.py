@@ -46,6 +46,8 @@ SCRIPTS = {
     "bench_meeting.py": ([], ["--sessions", "20", "--repeats", "1"]),
     "bench_hubscr.py": (["--segments", "4000"], ["--segments", "400"]),  # stm/ctm/GLM against sctk hubscr
     "bench_mos.py": (["--files", "8", "--repeats", "1"], ["--files", "2", "--repeats", "1"]),
+    # 48 sentences: pocketsphinx takes ~5 CPU s a file, so about 4 minutes on 1 process plus 2 on 2 ranks.
+    "bench_quality_scaleout.py": (["--files", "48"], ["--files", "6"]),
     "bench_house.py": ([], ["--pairs", "2000", "--repeats", "2"]),  # the house move: 41d33b6 against this tree
 }
 

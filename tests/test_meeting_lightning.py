@@ -62,3 +62,38 @@ def test_two_gloo_ranks_equal_one_and_measure(tmp_path) -> None:
         for per_test in results.values():
             offline.update({f"val/{k}": v for k, v in per_test["dev"].items()})
     assert offline == one
+
+
+@pytest.mark.slow
+def test_save_dir_writes_sessions_that_measure_scores_alike(tmp_path) -> None:
+    """Issue 24: ``save_dir`` writes the segments inputs (SegLST JSON per session); measure() over them agrees."""
+    from ddp_scripts.toy_asr import cpu_trainer
+    from torch.utils.data import DataLoader
+
+    from lightscore.lightning import MetricCallback
+    from lightscore.segments import session_segments
+
+    callback = MetricCallback(meeting_lightning.metrics(), save_dir=tmp_path / "saved")
+    trainer = cpu_trainer(1, [callback], default_root_dir=tmp_path)
+    loader = DataLoader(meeting_lightning.Sessions(), batch_size=2, collate_fn=meeting_lightning.collate)
+    trainer.validate(meeting_lightning.MeetingModule(), dataloaders=loader)
+    logged = callback.results["validate"]
+    test_dir = tmp_path / "saved" / "validate"
+    assert sorted(p.name for p in test_dir.iterdir()) == ["hyp.scp", "ref.scp"]
+    corpus = meeting_lightning.corpus()
+    for side, pick in (("ref", 0), ("hyp", 1)):
+        lines = (test_dir / f"{side}.scp").read_text().splitlines()
+        assert [line.split(" ", 1)[0] for line in lines] == sorted(corpus)
+        for line in lines:
+            session, value = line.split(" ", 1)
+            read = [(s.speaker, s.start, s.end, s.words) for s in session_segments(value, session)]
+            assert read == [(s.speaker, s.start, s.end, s.words) for s in corpus[session][pick]]
+    targets = {
+        "lightscore.metrics.meeting_wer.CPWER": {}, "lightscore.metrics.meeting_wer.ORCWER": {},
+        "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0}, "lightscore.metrics.meeting.DER": {"collar": 0.25},
+        "lightscore.metrics.meeting.JER": {"convention": "pyannote"},
+    }  # fmt: skip
+    offline = {f"val/{k}": v for per_test in measure(config(tmp_path / "saved", targets)).values()
+               for k, v in per_test["validate"].items()}  # fmt: skip
+    assert offline == logged
+    assert logged["val/cpWER_sessions"] == 11

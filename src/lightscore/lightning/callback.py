@@ -49,6 +49,7 @@ from lightscore.lightning.epoch_end import STEP, EpochEnd
 from lightscore.lightning.padding import eval_loaders, expected_rows, inexact_cause, rows_to_score
 from lightscore.lightning.samples import Sample, WorstSamples
 from lightscore.lightning.tally import SavedRow, Tally
+from lightscore.segments import as_segments, dumps
 
 __all__ = ["MetricCallback", "inexact_cause", "rows_to_score"]
 
@@ -66,7 +67,7 @@ class MetricCallback(EpochEnd, Callback):
             dict stage -> prefix (default ``val/`` and ``test/``).
         stages: Which of "validate" and "test" to score.
         save_dir: Rank 0 writes ``<save_dir>/<test_name>/<input>.scp`` (text
-            inputs, sorted by utterance id) at each scored epoch end.
+            inputs, and segments inputs as SegLST JSON lines, sorted by utterance id) at each scored epoch end.
         save_stages: Which scored stages write to ``save_dir`` (default: all
             of ``stages``); ``("test",)`` keeps the per-epoch validation text out.
         utt_id_key: Key of the step's utterance ids, read when saving.
@@ -357,12 +358,28 @@ class MetricCallback(EpochEnd, Callback):
         return step_ids(STEP[stage], self.utt_id_key, outputs, keep, "save_dir" if self._saves(stage) else None)
 
     def _rows(self, stage: str, ids: list[str], columns: dict[str, Sequence[Any]], keep: int) -> list[SavedRow]:
-        """The first ``keep`` rows to save: utterance id and the text of each text input."""
-        texts = [name for name in columns if name in self._text_inputs()]
-        return [(ids[i], {n: columns[n][i] for n in texts}) for i in range(keep)]
+        """The first ``keep`` rows to save: utterance id and the SCP value of each text or segments input."""
+        kinds = self._saved_inputs()
+        saved = [name for name in columns if name in kinds]
+        return [(ids[i], {n: _scp_value(kinds[n], columns[n][i], ids[i], n) for n in saved}) for i in range(keep)]
 
-    def _text_inputs(self) -> set[str]:
-        return {f.name for m in self.metrics.values() for f in m.inputs if f.kind == "text"}
+    def _saved_inputs(self) -> dict[str, str]:
+        """Input name -> kind, for the inputs ``save_dir`` writes (text, and meeting sessions' segments)."""
+        return {f.name: f.kind for m in self.metrics.values() for f in m.inputs if f.kind in ("text", "segments")}
+
+
+def _scp_value(kind: str, value: Any, utt_id: str, name: str) -> Any:
+    """The value an SCP row holds: text as it is; a session's segments as one line of SegLST JSON.
+
+    A session given as a list (or inline JSON) is checked and written with `dumps`, so ``measure()``
+    reads back the very segments the metric scored; a path to a meeting file is kept as it is.
+
+    >>> _scp_value("segments", [("A", 0, 1.5, "hi")], "s1", "ref")
+    '[{"speaker": "A", "start_time": 0.0, "end_time": 1.5, "words": "hi"}]'
+    """
+    if kind != "segments" or (isinstance(value, str) and not value.lstrip().startswith("[")):
+        return value
+    return dumps(as_segments(value, utt_id, side=name))
 
 
 def _in_context(error: Exception, where: str) -> Exception:

@@ -9,12 +9,15 @@ and `lightscore.text.time_constrained`. See docs/meetings.md.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
 from lightscore.metrics.meeting_base import MeetingMetric, check_number
+from lightscore.segments import as_segments
 from lightscore.text.multispeaker import cp_counts, orc_counts
 from lightscore.text.time_constrained import PSEUDO_WORD_TIMINGS, tcp_counts
 
@@ -35,13 +38,20 @@ def _outputs(prefix: str, counts: Sequence[str]) -> tuple[Field, ...]:
 
 
 class _WordErrors(MeetingMetric):
-    """A word error rate over sessions: ``COUNTS`` summed, one record per session with its assignment."""
+    """A word error rate over sessions: ``COUNTS`` summed, one record per session with its assignment.
+
+    Args:
+        format: The meeting files' format when their suffix does not tell.
+        report_html: With an output dir (``measure()``), also write ``<name>_report.html``: per
+            session, the speakers' streams side by side with errors marked (`write_artifacts`).
+    """
 
     COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS
 
-    def __init__(self, format: str | None = None) -> None:
+    def __init__(self, format: str | None = None, report_html: bool = False) -> None:
         for count in self.COUNTS:
             self.add_state(count, 0, "sum")
+        self.report_html = bool(report_html)
         super().__init__(format)
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
@@ -63,6 +73,35 @@ class _WordErrors(MeetingMetric):
             self.sessions += 1
             assignment = [list(a) if isinstance(a, tuple) else a for a in counts.assignment]
             self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), assignment])
+
+    def write_artifacts(self, test_dir: Path) -> None:
+        """With ``report_html``: ``<name>_report.html``, each session's speakers side by side, errors marked.
+
+        The sessions are re-read from ``self.artifact_inputs`` (set by the runner); the numbers are
+        the merged state's records (`session_results`). The page is `lightscore.report.sessions`'.
+
+        Args:
+            test_dir: The test set's output folder, already created.
+        """
+        if not self.report_html:
+            return
+        segments = {
+            session: (
+                as_segments(row["ref"], session, self.format, "ref"),
+                as_segments(row["hyp"], session, self.format, "hyp"),
+            )
+            for session, row in self.iter_inputs(self.artifact_inputs, "ref", "hyp")
+        }
+        views = []
+        for record in self.session_results():
+            counts = {**dict(zip(self.COUNTS, record[1:-1])), "assignment": record[-1]}
+            views.append((record[0], counts, *segments[record[0]]))
+        hyp = (self.artifact_inputs or {}).get("hyp")
+        system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
+        self.write_page(
+            test_dir / f"{self.name.lower()}_report.html", [(system, self.compute(), views)], view="sessions",
+            title=f"{self.name} report", metric=self.name, details={"settings": self.settings()},
+        )  # fmt: skip
 
     def compute(self) -> dict[str, float]:
         """The corpus rate (percent: errors / reference words * 100) and its counts, from the summed state.
@@ -155,6 +194,7 @@ class TCPWER(_WordErrors):
             (one of `lightscore.text.time_constrained.PSEUDO_WORD_TIMINGS`).
         hypothesis_pseudo_word_level_timing: The same for the hypothesis (points at the centres).
         format: The meeting files' format when the suffix does not tell.
+        report_html: With an output dir, also write ``tcpwer_report.html`` (`_WordErrors.write_artifacts`).
 
     Returns ``tcpWER`` (percent) with cpWER's counts.
 
@@ -180,6 +220,7 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
         reference_pseudo_word_level_timing: str = "character_based",
         hypothesis_pseudo_word_level_timing: str = "character_based_points",
         format: str | None = None,
+        report_html: bool = False,
     ) -> None:
         self.collar = check_number(self.name, "collar", collar)
         for option, value in (
@@ -190,7 +231,7 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
                 raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
         self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
         self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
-        super().__init__(format)
+        super().__init__(format, report_html)
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         return tcp_counts(
