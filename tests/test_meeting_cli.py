@@ -71,3 +71,24 @@ def test_meeting_options_are_checked(tmp_path) -> None:
     with pytest.raises(ValueError, match="--collar is used by tcpwer, der and jer, not cpwer"):
         main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm"), "--metric", "cpwer", "--collar", "1",
               "--debug"])  # fmt: skip
+
+
+def test_report_writes_the_session_view(tmp_path, capsys) -> None:
+    """``--report DIR`` writes cpWER's session view; its per-session errors are meeteval's."""
+    write_stm(tmp_path / "ref.stm", 3)
+    write_stm(tmp_path / "hyp.stm", 4)
+    out_dir = tmp_path / "report"
+    assert main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.stm"), "--metric", "cpwer",
+                 "--report", str(out_dir)]) == 0  # fmt: skip
+    assert f"report: {out_dir / 'cpwer_report.html'}" in capsys.readouterr().out
+    page = (out_dir / "cpwer_report.html").read_text(encoding="utf-8")
+    subprocess.run([str(BIN / "meeteval-wer"), "cpwer", "-r", "ref.stm", "-h", "hyp.stm"],
+                   cwd=tmp_path, capture_output=True, check=True)  # fmt: skip
+    per_session = json.loads((tmp_path / "hyp_cpwer_per_reco.json").read_text())
+    for session, counts in per_session.items():
+        assert session in page
+        row = rf'<td data-key="session" class="txt">{session}</td><td data-key="errors">{counts["errors"]}</td>'
+        assert re.search(row + rf'<td data-key="length">{counts["length"]}</td>', page), session
+    with pytest.raises(ValueError, match="--report writes the session view of cpwer, orcwer and tcpwer, not der"):
+        main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.stm"), "--metric", "der", "--report",
+              str(out_dir), "--debug"])  # fmt: skip

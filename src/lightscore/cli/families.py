@@ -64,10 +64,22 @@ def run_meeting_score(args: argparse.Namespace) -> int:
     options = {} if args.collar is None else {"collar": args.collar}
     if options and args.metric in ("cpwer", "orcwer"):
         raise ValueError(f"--collar is used by tcpwer, der and jer, not {args.metric}")
+    report = getattr(args, "report", None)
+    if report is not None:
+        if args.metric not in ("cpwer", "orcwer", "tcpwer"):
+            raise ValueError(f"--report writes the session view of cpwer, orcwer and tcpwer, not {args.metric}")
+        options["report_html"] = True
     metric = getattr(metrics, name)(**options)
     with tempfile.TemporaryDirectory() as tmp:
         data = write_session_scps(args.ref, args.hyp, tmp)
         result = metric(data, "")
+        if report is not None:
+            import lightscore.offline  # noqa: F401  (installs the page writer the session view uses)
+            from lightscore.core.runner import write_artifacts_of
+
+            write_artifacts_of(metric, data, "", report)
     print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
     print(f"settings: {metric.settings()}")
+    if report is not None:
+        print(f"report: {Path(report) / f'{metric.name.lower()}_report.html'}")
     return 0
