@@ -4,7 +4,7 @@ A segment's statistics are sacrebleu's list: hypothesis length, closest
 reference length, then the clipped n-gram matches and the hypothesis n-gram
 totals for orders 1..N. They are integers, so a corpus is their sum and merging
 ranks is exact. `bleu_segment_stats` counts a batch with numpy
-(`lightscore.text.ngram_counts`); `bleu_score` is sacrebleu's ``compute_bleu``
+(`lightscore.text.ngram_match`); `bleu_score` is sacrebleu's ``compute_bleu``
 line for line, so the same statistics (of the same number types) give the same
 float.
 
@@ -24,16 +24,8 @@ from typing import Any
 import numpy as np
 
 from lightscore.text.mt_tokenize import SEPARATOR
-from lightscore.text.ngram_counts import (
-    Sides,
-    clipped_matches,
-    max_counts,
-    ngram_tables,
-    pack,
-    segment_slices,
-    segment_sums,
-    word_ids,
-)
+from lightscore.text.ngram_counts import Sides, segment_slices, word_ids
+from lightscore.text.ngram_match import clipped_match_sums, fits, relabel
 
 __all__ = ["SMOOTH_DEFAULTS", "bleu_score", "bleu_segment_stats", "bleu_side_stats", "bleu_signature"]
 
@@ -81,26 +73,22 @@ def bleu_side_stats(sides: Sides, present: np.ndarray | None = None, max_order: 
 
 
 def _chunk_stats(sides: Sides, present: np.ndarray, max_order: int) -> np.ndarray:
-    """Statistics of some segments; halved when their ids cannot be packed, one segment counted like sacrebleu."""
-    enc = pack(sides, max_order)
+    """Statistics of some segments; halved while their keys do not fit 64 bits, one segment counted like sacrebleu."""
+    sides, bits = relabel(sides)
     n_segments = len(sides[1][0])
-    if enc is None:
+    if not fits(len(sides[0]), n_segments, max_order, bits):
         if n_segments == 1:
             return _sacrebleu_stats(sides, present[:, 0], max_order)
-        half = n_segments // 2
-        low, high = segment_slices(sides, half)[:2]
+        half = (n_segments + 1) // 2  # two parts exactly, also for an odd count
+        low, high = segment_slices(sides, half)
         return np.concatenate([_chunk_stats(low[2], present[:, :half], max_order),
                                _chunk_stats(high[2], present[:, half:], max_order)])  # fmt: skip
-    hyp_len = enc.lengths[0]
+    hyp_len = sides[1][0]
     stats = np.zeros((n_segments, 2 + 2 * max_order), np.int64)
     stats[:, 0] = hyp_len
-    stats[:, 1] = _closest_ref_len(hyp_len, enc.lengths[1:], present)
-    hyp_tables = ngram_tables(enc.ids[0], hyp_len, max_order, enc.bits)
-    ref_tables = [ngram_tables(ids, lengths, max_order, enc.bits) for ids, lengths in zip(enc.ids[1:], enc.lengths[1:])]
+    stats[:, 1] = _closest_ref_len(hyp_len, sides[1][1:], present)
+    stats[:, 2 : 2 + max_order] = clipped_match_sums(sides, max_order, bits)
     for n in range(1, max_order + 1):
-        keys, counts = hyp_tables[n - 1]
-        matches = clipped_matches(keys, counts, *max_counts([tables[n - 1] for tables in ref_tables]))
-        stats[:, 1 + n] = segment_sums(keys, matches, n, enc.bits, n_segments)
         stats[:, 1 + max_order + n] = np.maximum(hyp_len - n + 1, 0)
     return stats
 

@@ -95,7 +95,7 @@ def _chunk_triples(sides: Sides, max_order: int) -> np.ndarray:
     if enc is None:  # halve until it packs; one segment is counted with Counters
         if n_segments == 1:
             return _counter_triples(sides, max_order)
-        low, high = segment_slices(sides, n_segments // 2)[:2]
+        low, high = segment_slices(sides, (n_segments + 1) // 2)  # two parts exactly, also for an odd count
         return np.concatenate([_chunk_triples(low[2], max_order), _chunk_triples(high[2], max_order)], axis=1)
     out = np.zeros((n_refs, n_segments, max_order, 3), np.int64)
     hyp_len = enc.lengths[0]

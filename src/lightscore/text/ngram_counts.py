@@ -1,4 +1,4 @@
-"""Exact n-gram counting over a whole batch of segments with numpy, for BLEU and chrF.
+"""Exact n-gram counting over a whole batch of segments with numpy, for chrF (BLEU: `lightscore.text.ngram_match`).
 
 sacrebleu counts each segment's n-grams in a Python ``Counter`` of tuples; here
 every token (a word or a character) becomes a small integer, and an n-gram of a
@@ -29,7 +29,6 @@ __all__ = [
     "Encoded",
     "char_ids",
     "clipped_matches",
-    "max_counts",
     "ngram_counts",
     "ngram_tables",
     "pack",
@@ -176,26 +175,6 @@ def _run_lengths(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return keys, np.zeros(0, np.int64)
     firsts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     return keys[firsts], np.diff(np.append(firsts, len(keys)))
-
-
-def max_counts(tables: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """The union of several count tables, each key with its largest count (BLEU's multi-reference clip).
-
-    >>> a, b = (np.array([1, 5], np.uint64), np.array([2, 1])), (np.array([5], np.uint64), np.array([3]))
-    >>> keys, counts = max_counts([a, b])
-    >>> keys.tolist(), counts.tolist()
-    ([1, 5], [2, 3])
-    """
-    if len(tables) == 1:
-        return tables[0]
-    keys = np.concatenate([k for k, _ in tables])
-    counts = np.concatenate([c for _, c in tables])
-    order = np.lexsort((counts, keys))  # by key, then count: the last of each run holds the maximum
-    keys, counts = keys[order], counts[order]
-    if len(keys) == 0:
-        return keys, counts
-    lasts = np.flatnonzero(np.append(keys[1:] != keys[:-1], True))
-    return keys[lasts], counts[lasts]
 
 
 def clipped_matches(keys: np.ndarray, counts: np.ndarray, ref_keys: np.ndarray, ref_counts: np.ndarray) -> np.ndarray:

@@ -4,21 +4,24 @@ sacrebleu scores one segment at a time: a greedy search that shifts word
 blocks while a shift lowers a beam-limited edit distance, each distance a
 Python loop over the cells of the matrix. Here the same search runs in rounds
 over all segments of a batch: in each round one numpy pass computes the
-distance and the edit trace of every segment's current hypothesis, Python
-lists each segment's shift candidates exactly as sacrebleu does (same order,
-same filters, same 1,000-candidate budget), and a second numpy pass scores all
-candidates of all segments. sacrebleu's cache of matrix rows changes no number
-(every hypothesis of one segment has the same length, so a cached row is the
-row it would compute), so leaving it out is exact. sacrebleu's own
-``trace_to_alignment`` and ``_perform_shift`` are used as they are.
+matrix of every segment's current hypothesis (a Python backtrace reads
+sacrebleu's trace from it), Python lists each segment's shift candidates
+exactly as sacrebleu does (same order, same filters, same 1,000-candidate
+budget), and the candidates are scored by rapidfuzz where its plain distance is
+the beam's and by a second numpy pass where it is not. sacrebleu's cache of
+matrix rows changes no number (every hypothesis of one segment has the same
+length, so a cached row is the row it would compute), so leaving it out is
+exact. sacrebleu's own ``trace_to_alignment`` and ``_perform_shift`` are used
+as they are.
 
-Three shortcuts are exact too: a hypothesis equal to its reference costs 0;
-when every word of one side is matched unchanged (the trace has no
-substitution, and only deletions or only insertions) no shift can pass
-sacrebleu's filters, so the search ends without listing candidates; and when
-the shorter side is a subsequence of the longer one along a path inside the
-beam, that is the case without running the matrix at all (the edits are the
-length difference).
+Shortcuts that are exact too (`lightscore.text.ter_bounds` proves the bounds):
+a hypothesis equal to its reference costs 0; a pair whose distance already
+equals the best any reordering can reach stops without a search (no shift can
+lower it), which covers a shorter side that is a subsequence of the longer
+inside the beam (the edits are the length difference); when every word of one
+side is matched unchanged (the trace has no substitution, and only deletions or
+only insertions) no shift can pass sacrebleu's filters; and a candidate whose
+plain distance (a lower bound) cannot lower the score is never given to the beam.
 
 >>> edit_counts([(["a", "b", "c"], ["a", "c", "b"]), (["x"], [])])
 [1, 1]
@@ -26,9 +29,13 @@ length difference).
 
 from __future__ import annotations
 
+import itertools
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 import numpy as np
+
+from lightscore.text.ter_bounds import BEAM_WIDTH, bag_bound, band_covers, plain_distance, plain_is_beam
 
 __all__ = ["beam_distances", "edit_counts", "shifted_pairs"]
 
@@ -53,23 +60,36 @@ def edit_counts(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[in
     [0, 2, 2]
     """
     result = [0] * len(pairs)
-    embedded = []  # (index, hyp, ref, cut): the shorter side is a subsequence of the longer
+    word_id = defaultdict(itertools.count().__next__).__getitem__  # a new word gets the next id, in C
+    embedded = []  # (index, hyp, ref, cut): the shorter side is a subsequence of the longer, the band partial
+    todo = []  # [index, hyp ids, ref ids, shifts, checked candidates, bag bound, band covers all]
     for k, (hyp, ref) in enumerate(pairs):
-        hyp, ref = list(hyp), list(ref)
         if not ref or not hyp:
             result[k] = len(hyp) or len(ref)
-        elif hyp != ref:
-            embedded.append((k, hyp, ref, _subsequence(hyp, ref) if len(hyp) < len(ref) else _subsequence(ref, hyp)))
-    inside = _in_beam([(len(h), len(r), cut) for _, h, r, cut in embedded if cut is not None])
-    todo = []  # [index, hyp ids, ref ids, shifts, checked candidates]
-    vocab: dict[str, int] = {}
-    for k, hyp, ref, cut in embedded:
-        if cut is not None and next(inside):
-            result[k] = abs(len(hyp) - len(ref))
             continue
-        for word in dict.fromkeys(hyp + ref):
-            vocab.setdefault(word, len(vocab))
-        todo.append([k, list(map(vocab.__getitem__, hyp)), list(map(vocab.__getitem__, ref)), 0, 0])
+        hyp, ref = list(map(word_id, hyp)), list(map(word_id, ref))
+        if hyp == ref:
+            continue
+        distance, gap = plain_distance(hyp, ref), abs(len(hyp) - len(ref))
+        if distance == gap:  # one side is a subsequence of the other: no shift can pass sacrebleu's filters
+            # its embedding strays from the band's diagonal by at most the length difference (+1: rounding)
+            if gap + 1 < BEAM_WIDTH or plain_is_beam(len(hyp), len(ref), distance):
+                result[k] = gap
+            else:
+                cut = _subsequence(hyp, ref) if len(hyp) < len(ref) else _subsequence(ref, hyp)
+                embedded.append((k, hyp, ref, cut))
+            continue
+        bound = bag_bound(hyp, ref)
+        if distance == bound and plain_is_beam(len(hyp), len(ref), distance):  # as low as any shift can make it
+            result[k] = distance
+        else:
+            todo.append([k, hyp, ref, 0, 0, bound, band_covers(len(hyp), len(ref))])
+    inside = _in_beam([(len(h), len(r), cut) for _, h, r, cut in embedded])
+    for k, hyp, ref, _ in embedded:
+        if next(inside):
+            result[k] = abs(len(hyp) - len(ref))
+        else:
+            todo.append([k, hyp, ref, 0, 0, abs(len(hyp) - len(ref)), False])
     while todo:
         todo = _round(todo, result)
     return result
@@ -78,20 +98,31 @@ def edit_counts(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[in
 def _round(todo: list[list], result: list[int]) -> list[list]:
     """One step of sacrebleu's ``while True`` shift loop for every unfinished pair; returns those still shifting."""
     scores, traces = beam_distances([(t[1], t[2]) for t in todo], traces=True)
-    listed = []  # (problem, pre_score, candidates)
+    listed = []  # (problem, pre_score, candidates, their distances: None until the beam computes them)
+    exact = []  # (candidate ids, ref ids) whose beam distance is still needed
     for t, pre_score, trace in zip(todo, scores, traces):
-        candidates, t[4] = _candidates(t[1], t[2], trace, t[4])
-        if candidates:
-            listed.append((t, pre_score, candidates))
-        else:  # no candidate: sacrebleu's _shift returns delta 0 and the loop ends
+        if pre_score == t[5]:  # no reordering does better: every candidate has delta <= 0
             result[t[0]] = t[3] + pre_score
-    distances = iter(beam_distances([(c[3], t[2]) for t, _, cands in listed for c in cands])[0])
+            continue
+        candidates, t[4] = _candidates(t[1], t[2], trace, t[4])
+        if not candidates:  # no candidate: sacrebleu's _shift returns delta 0 and the loop ends
+            result[t[0]] = t[3] + pre_score
+            continue
+        distances = [plain_distance(c[3], t[2]) for c in candidates]
+        if not t[6]:
+            # the plain distance bounds the beam distance from below: a candidate that cannot lower the
+            # score cannot be chosen (a chosen shift has delta > 0); a small one is the beam's (plain_is_beam)
+            n_h, n_r = len(t[1]), len(t[2])
+            distances = [_INF if d >= pre_score else d if plain_is_beam(n_h, n_r, d) else None for d in distances]
+            exact.extend((c[3], t[2]) for c, d in zip(candidates, distances) if d is None)
+        listed.append((t, pre_score, candidates, distances))
+    computed = iter(beam_distances(exact)[0])
     going = []
-    for t, pre_score, candidates in listed:
+    for t, pre_score, candidates, distances in listed:
         # sacrebleu keeps the largest (score, length, -start_h, -idx, words): the first of equal keys
         best, best_key = None, None
         for (length, start_h, idx, words), distance in zip(candidates, distances):
-            key = (pre_score - distance, length, -start_h, -idx)
+            key = (pre_score - (next(computed) if distance is None else distance), length, -start_h, -idx)
             if best_key is None or key > best_key:
                 best, best_key = words, key
         if t[4] >= _MAX_CANDIDATES or best_key[0] <= 0:
@@ -227,73 +258,81 @@ def beam_distances(pairs: Sequence[tuple[Sequence[int], Sequence[int]]], traces:
                 break
             rows, cols, stop = h, r, stop + 1
         group = order[start:stop]
-        values, ops = _beam_group([pairs[k] for k in group], rows, cols, traces)
+        dist = _beam_group([pairs[k] for k in group], rows, cols)
         for n, k in enumerate(group):
-            distances[k] = values[n]
+            hyp, ref = pairs[k]
+            distances[k] = dist.item(len(hyp), n, len(ref))
             if traces:
-                out_traces[k] = _trace(ops[n], len(pairs[k][0]), len(pairs[k][1]))
+                out_traces[k] = _trace(dist[: len(hyp) + 1, n, : len(ref) + 1].tolist(), hyp, ref)
         start = stop
     return distances, out_traces
 
 
-def _beam_group(pairs: list, rows: int, cols: int, want_ops: bool) -> tuple[list[int], np.ndarray | None]:
-    """The beam edit distance of pairs padded to ``rows`` x ``cols``, row by row, every pair at once."""
+def _beam_group(pairs: list, rows: int, cols: int) -> np.ndarray:
+    """The beam edit-distance matrices of pairs padded to ``rows`` x ``cols``, row by row, every pair at once.
+
+    Returns:
+        int64 ``(rows + 1, pairs, cols + 1)``: sacrebleu's cell values, `_INF` outside the band
+        (rows past a pair's hypothesis and columns past its reference hold no meaning).
+    """
     n = len(pairs)
     hyp = np.full((n, rows), -1, np.int64)
     ref = np.full((n, cols), -2, np.int64)
     for k, (h, r) in enumerate(pairs):
         hyp[k, : len(h)], ref[k, : len(r)] = h, r
-    n_h = np.array([len(h) for h, _ in pairs], np.int64)
-    n_r = np.array([len(r) for _, r in pairs], np.int64)
+    n_h = np.array([len(h) for h, _ in pairs], np.int64)[:, None]
+    n_r = np.array([len(r) for _, r in pairs], np.int64)[:, None]
     ratio = n_r / n_h
     beam = np.where(_BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + _BEAM_WIDTH), _BEAM_WIDTH).astype(np.int64)
+    i = np.arange(1, rows + 1)
+    diag = np.floor(i * ratio).astype(np.int64)  # sacrebleu's pseudo-diagonal of every row at once
+    high = np.where(i == n_h, n_r + 1, np.minimum(n_r + 1, diag + beam))
     j = np.arange(cols + 1)
-    prev = np.where(j <= n_r[:, None], j, _INF)  # row 0: j insertions
-    ops = np.full((n, rows + 1, cols + 1), _UNDEF, np.int8) if want_ops else None
-    if want_ops:
-        ops[:, 0, :] = _INS
-    values = n_r.copy()
-    for i in range(1, rows + 1):
-        diag = np.floor(i * ratio).astype(np.int64)
-        low = np.maximum(0, diag - beam)
-        high = np.where(i == n_h, n_r + 1, np.minimum(n_r + 1, diag + beam))
-        inside = (j >= low[:, None]) & (j < high[:, None])
-        differ = hyp[:, i - 1, None] != ref
-        sub = prev[:, :-1] + differ
-        delete = prev + 1
-        best = np.minimum(np.minimum(sub, delete[:, 1:]), _INF)
-        first = np.concatenate((delete[:, :1], best), axis=1)  # column 0 can only delete
+    # row-major (row, pair, column) so that each step reads and writes contiguous blocks
+    outside = ((j < np.maximum(0, diag - beam)[:, :, None]) | (j >= high[:, :, None])).transpose(1, 0, 2).copy()
+    differ = (hyp.T[:, :, None] != ref[None, :, :]).astype(np.int64)
+    dist = np.empty((rows + 1, n, cols + 1), np.int64)
+    dist[0] = prev = np.where(j <= n_r, j, _INF)  # row 0: j insertions
+    first = np.empty_like(prev)
+    for r in range(rows):
+        first[:, 0] = prev[:, 0] + 1  # column 0 can only delete
+        np.minimum(np.minimum(prev[:, :-1] + differ[r], prev[:, 1:] + 1), _INF, out=first[:, 1:])
+        np.copyto(first, _INF, where=outside[r])
         # insertions chain along the row: cell j = min over k <= j of first[k] + (j - k)
-        row = np.where(inside, first, _INF)
-        row = np.where(inside, np.minimum.accumulate(row - j, axis=1) + j, _INF)
-        if want_ops:
-            insert = row[:, :-1] + 1
-            op = np.where(sub < _INF, np.where(differ, _SUB, _NOP), _UNDEF)
-            op = np.where(delete[:, 1:] < np.minimum(sub, _INF), _DEL, op)
-            op = np.where(insert < best, _INS, op)
-            ops[:, i, 0] = _DEL
-            ops[:, i, 1:] = op
-            ops[:, i] = np.where(inside, ops[:, i], _UNDEF)
-        live = i <= n_h
-        prev = np.where(live[:, None], row, prev)
-        last = i == n_h
-        values[last] = row[last, n_r[last]]
-    return values.tolist(), ops
+        prev = dist[r + 1]
+        np.minimum.accumulate(first - j, axis=1, out=prev)
+        prev += j
+        np.copyto(prev, _INF, where=outside[r])
+    return dist
 
 
-def _trace(ops: np.ndarray, n_h: int, n_r: int) -> str:
-    """sacrebleu's backtrace from the bottom-right cell (its trace string, first operation first)."""
+def _trace(dist: list[list[int]], hyp: Sequence[int], ref: Sequence[int]) -> str:
+    """sacrebleu's backtrace from the bottom-right cell (its trace string, first operation first).
+
+    A cell's operation is the first of sacrebleu's order (match or substitution, deletion,
+    insertion) whose cost gives the cell's value: it replaces a candidate only when strictly cheaper.
+    """
     out = []
-    i, j = n_h, n_r
+    i, j = len(hyp), len(ref)
     while i > 0 or j > 0:
-        op = ops.item(i, j)
+        here = dist[i][j]
+        if i == 0:
+            op = _INS
+        elif j == 0:
+            op = _DEL
+        elif dist[i - 1][j - 1] + (hyp[i - 1] != ref[j - 1]) == here:
+            op = _SUB if hyp[i - 1] != ref[j - 1] else _NOP
+        elif dist[i - 1][j] + 1 == here:
+            op = _DEL
+        elif dist[i][j - 1] + 1 == here:
+            op = _INS
+        else:
+            raise AssertionError(f"TransTER: no edit operation at cell ({i}, {j})")
         out.append(_OP_CHARS[op])
         if op <= _SUB:
             i, j = i - 1, j - 1
         elif op == _INS:
             j -= 1
-        elif op == _DEL:
-            i -= 1
         else:
-            raise AssertionError(f"TransTER: no edit operation at cell ({i}, {j})")
+            i -= 1
     return "".join(reversed(out))

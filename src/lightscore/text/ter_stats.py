@@ -24,7 +24,7 @@ import numpy as np
 from lightscore.text.mt_tokenize import tercom_tokenizer
 from lightscore.text.ter_beam import edit_counts
 
-__all__ = ["ter_ref_length", "ter_score", "ter_segment_stats", "ter_signature", "tercom_tokenizer"]
+__all__ = ["ter_ref_length", "ter_score", "ter_segment_stats", "ter_signature", "tercom_tokenizer", "tercom_words"]
 
 
 def ter_segment_stats(
@@ -50,14 +50,15 @@ def ter_segment_stats(
     """
     tokenizer = tokenizer or tercom_tokenizer(False, False, False, False)
     present = np.ones((len(refs), len(hyps)), bool) if present is None else np.asarray(present, bool)
-    words_hyp = [tokenizer(hyp.rstrip()).split() for hyp in hyps]
+    words_hyp = tercom_words(hyps, tokenizer)
     pairs, owners = [], []
     for stream, here in zip(refs, present):
-        for s in np.flatnonzero(here).tolist():
-            # sacrebleu 2.6 tokenizes a reference twice (when it caches the references, then when it
-            # extracts their words): with normalized=True "it's." has 3 words, not 2.
-            pairs.append((words_hyp[s], tokenizer(tokenizer(stream[s].rstrip()).rstrip()).split()))
-            owners.append(s)
+        kept = np.flatnonzero(here).tolist()
+        # sacrebleu 2.6 tokenizes a reference twice (when it caches the references, then when it
+        # extracts their words): with normalized=True "it's." has 3 words, not 2.
+        words_ref = tercom_words([stream[s] for s in kept], tokenizer, times=2)
+        pairs.extend(zip([words_hyp[s] for s in kept], words_ref))
+        owners.extend(kept)
     stats = np.zeros((len(hyps), 3), np.int64)
     stats[:, 0] = int(1e16)
     if pairs:
@@ -66,6 +67,30 @@ def ter_segment_stats(
         np.add.at(stats[:, 1], owner, np.array([len(ref) for _, ref in pairs], np.int64))
         np.add.at(stats[:, 2], owner, 1)
     return stats
+
+
+def tercom_words(lines: Sequence[str], tokenizer: Callable[[str], str], times: int = 1) -> list[list[str]]:
+    """Each line's words as sacrebleu's TER reads them: ``tokenizer(line.rstrip()).split()``, tokenized ``times`` times.
+
+    Without ``normalized`` and ``no_punct`` the Tercom tokenizer only lower-cases (unless
+    ``case_sensitive``) and splits, so a whole batch is lower-cased and split at once (lower-casing
+    is per character, and a newline between segments ends a word as the end of a line does).
+
+    >>> tercom_words(["A  b ", "", "C"], tercom_tokenizer(False, False, False, False), times=2)
+    [['a', 'b'], [], ['c']]
+    """
+    text = "\n".join(lines)
+    plain = type(tokenizer).__name__ == "TercomTokenizer" and not (tokenizer._normalized or tokenizer._no_punct)
+    if plain and lines and text.count("\n") == len(lines) - 1:  # no segment holds a newline itself
+        for _ in range(0 if tokenizer._case_sensitive else times):
+            text = text.lower()
+        return [line.split() for line in text.split("\n")]
+    out = []
+    for line in lines:
+        for _ in range(times):
+            line = tokenizer(line.rstrip())
+        out.append(line.split())
+    return out
 
 
 def ter_ref_length(ref_words_by_count: dict[int, int]) -> float:

@@ -13,17 +13,19 @@ cleared past ``limit`` words, so memory stays flat on any corpus.
 >>> from lightscore.text.mt_tokenize import bleu_tokenizer
 >>> ids, lengths = TokenIds(bleu_tokenizer("13a")).encode([["a,b c"], ["c a"]])
 >>> [i.tolist() for i in ids], [n.tolist() for n in lengths]
-([[0, 1, 2, 3], [3, 0]], [[4], [2]])
+([[1, 0, 2, 3], [3, 1]], [[4], [2]])
 """
 
 from __future__ import annotations
 
-import operator
+import itertools
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
+from lightscore.text.ascii_13a import AsciiKeys
 from lightscore.text.mt_tokenize import SEPARATOR, Tokenizer, token_stream
 
 __all__ = ["TokenIds"]
@@ -46,11 +48,13 @@ class TokenIds:
             "sacrebleu."
         )
         self.limit = limit
+        self.ascii = AsciiKeys(limit)
         self._clear()
 
     def _clear(self) -> None:
-        self.words: dict[str, int] = {SEPARATOR: 0}  # a word of the input -> its id
-        self.pieces: dict[str, int] = {SEPARATOR: 0}  # a token of the output -> its id
+        # a missing key gets the next id from the counter, inside the C look-up (SEPARATOR holds 0)
+        self.words: dict[str, int] = defaultdict(itertools.count(1).__next__, {SEPARATOR: 0})  # input word -> id
+        self.pieces: dict[str, int] = defaultdict(itertools.count(1).__next__, {SEPARATOR: 0})  # output token -> id
         self._first = np.zeros(1 << 12, np.int64)  # per word id: where its piece ids start in _flat
         self._count = np.ones(1 << 12, np.int64)  # per word id: how many pieces
         self._flat = np.zeros(1 << 12, np.uint64)
@@ -67,37 +71,58 @@ class TokenIds:
         """
         if len(self.words) > self.limit:
             self._clear()
-        streams = [self._piece_ids(side) for side in sides]
+        self.ascii.clear_if_full()
+        texts = [self._prepared(side) for side in sides] if self.per_word else []
+        if texts and all(text is not None and text.isascii() for text in texts):
+            return self._ascii_encode(texts, [len(side) for side in sides])
+        streams = [self._piece_ids(side, text) for side, text in zip(sides, texts or [None] * len(sides))]
         lengths = []
         for stream in streams:
             cuts = np.flatnonzero(stream == 0)
             lengths.append(np.diff(np.concatenate(([-1], cuts, [len(stream)]))) - 1)
         kept = [stream[stream != 0] for stream in streams]
-        _, dense = np.unique(np.concatenate(kept), return_inverse=True)
-        bounds = np.cumsum([len(k) for k in kept])[:-1]
-        return [part.astype(np.uint64) for part in np.split(dense.reshape(-1), bounds)], lengths
+        # rank the ids present in a table over all piece ids: no sort
+        present = np.zeros(len(self.pieces), bool)
+        for k in kept:
+            present[k] = True
+        rank = np.cumsum(present, dtype=np.int64).astype(np.uint64) - np.uint64(1)
+        return [rank[k] for k in kept], lengths
 
-    def _piece_ids(self, lines: Sequence[str]) -> np.ndarray:
-        """The output-token ids of one side, 0 between segments."""
+    def _ascii_encode(self, texts: list[str], n_lines: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """`encode` of ASCII sides: numpy finds the tokens (`lightscore.text.ascii_13a`), one sort ranks their keys."""
+        keys, lengths = zip(*(self.ascii.keys(text, n) for text, n in zip(texts, n_lines)))
+        _, dense = np.unique(np.concatenate(keys), return_inverse=True)
+        cuts = np.cumsum([len(k) for k in keys])[:-1]
+        return [part.astype(np.uint64) for part in np.split(dense.reshape(-1), cuts)], list(lengths)
+
+    @staticmethod
+    def _prepared(lines: Sequence[str]) -> str | None:
+        """The lines joined by newlines after 13a's whole-line replacements; None when a line holds NUL or a newline."""
         text = "\n".join(lines)
-        if not self.per_word or SEPARATOR in text or text.count("\n") != max(len(lines) - 1, 0):
-            stream = token_stream(lines, self.tokenizer)  # tokenized already: each token is a piece
-            for token in dict.fromkeys(stream):
-                self.pieces.setdefault(token, len(self.pieces))
-            return _ids(self.pieces, stream).astype(np.uint64)
+        if not lines or SEPARATOR in text or text.count("\n") != len(lines) - 1:
+            return None
         text = text.replace("<skipped>", "")
         if "&" in text:
             text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        return text
+
+    def _piece_ids(self, lines: Sequence[str], text: str | None) -> np.ndarray:
+        """The output-token ids of one side, 0 between segments (``text``: `_prepared` lines, None: the slow road)."""
+        if text is None:
+            stream = token_stream(lines, self.tokenizer)  # tokenized already: each token is a piece
+            return _ids(self.pieces, stream)
         return self._word_pieces(text.replace("\n", f" {SEPARATOR} ").split())
 
     def _word_pieces(self, stream: list[str]) -> np.ndarray:
-        words = self.words
-        for word in dict.fromkeys(stream):
-            if word not in words:
+        known = len(self.words)
+        ids = _ids(self.words, stream)
+        fresh = np.flatnonzero(ids >= known)
+        if len(fresh):  # words never seen: tokenize each once (ids come in order of first occurrence)
+            for at in fresh[np.unique(ids[fresh], return_index=True)[1]].tolist():
+                word = stream[at]
                 # a word with none of the characters 13a's rules look at is its own token
                 touched = _TOUCHED.search(word)
-                self._add(word, self.tokenizer._post_tokenizer(f" {word} ").split() if touched else [word])
-        ids = _ids(words, stream)
+                self._add(int(ids[at]), self.tokenizer._post_tokenizer(f" {word} ").split() if touched else [word])
         count = self._count[ids]
         if (count == 1).all():
             return self._flat[self._first[ids]]
@@ -105,9 +130,7 @@ class TokenIds:
         offsets = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
         return self._flat[np.repeat(self._first[ids], count) + offsets]
 
-    def _add(self, word: str, pieces: list[str]) -> None:
-        key = len(self.words)
-        self.words[word] = key
+    def _add(self, key: int, pieces: list[str]) -> None:
         if key >= len(self._first):
             self._first = np.concatenate((self._first, np.zeros_like(self._first)))
             self._count = np.concatenate((self._count, np.ones_like(self._count)))
@@ -115,10 +138,10 @@ class TokenIds:
             self._flat = np.concatenate((self._flat, np.zeros_like(self._flat)))
         self._first[key], self._count[key] = self._used, len(pieces)
         for piece in pieces:
-            self._flat[self._used] = self.pieces.setdefault(piece, len(self.pieces))
+            self._flat[self._used] = self.pieces[piece]
             self._used += 1
 
 
 def _ids(vocab: dict[str, int], stream: list[str]) -> np.ndarray:
-    # itemgetter looks every token up in one C loop (one token: a bare int, hence the reshape)
-    return np.array(operator.itemgetter(*stream)(vocab) if stream else (), np.int64).reshape(-1)
+    # one C loop looks every token up (and numbers the new ones: vocab is a counting defaultdict)
+    return np.fromiter(map(vocab.__getitem__, stream), np.int64, len(stream))
