@@ -1,6 +1,6 @@
 """lightscore's stm/ctm/GLM scoring (`lightscore.text.hubscr.hubscr`) against ``sctk hubscr`` on the same triple.
 
-    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 1]
+    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 3]
 
 A generated conversation corpus (several files, two channels, ignored regions,
 words NIST's GLM rewrites and words it turns into alternations) is scored
@@ -9,11 +9,14 @@ sides, then ``sclite -F -D``; ``-V`` because hubscr's transcript validators
 refuse some of the GLM's own outputs) and a fresh interpreter calling
 ``hubscr``. The totals (every segment's C, S, D, I from sclite's ``.pra``,
 summed) must be identical; a mismatch exits with status 1. Target: 10x faster.
+The two are timed in turn, ``--repeats`` times, and compared by their medians; the
+load average is printed before and after (the ratio means little on a busy machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import shutil
@@ -102,7 +105,7 @@ def run_lightscore(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, in
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--segments", type=int, default=4000)
-    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     header(f"stm/ctm/GLM scoring against sctk hubscr ({args.segments:,} segments, GLM {GLM})")
     if shutil.which("sctk") is None:
@@ -121,6 +124,7 @@ def main() -> int:
     print(table(rows, baseline=rows[0].method))
     print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}: {'identical' if got == expected else 'DIFFER'}")
     print(verdict("speed-up over sctk hubscr", rows[0].median / rows[1].median, 10, higher_is_better=True))
+    print(f"- load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print()
     return 0 if got == expected else 1
 

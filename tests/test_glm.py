@@ -15,9 +15,12 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
+from lightscore.text.ctm_words import filtered_words, shape_text, words_of
 from lightscore.text.glm import GLMS, csrfilt, glm_path, read_glm, rewrite
-from lightscore.text.hubscr import hubscr, hubscr_rows
-from lightscore.text.stm_ctm import IGNORE
+from lightscore.text.hubscr import _hyp_network, filter_ctm_lines, hubscr, hubscr_rows
+from lightscore.text.sclite_encode import Vocabulary, encode, network
+from lightscore.text.sclite_network import MarkupError
+from lightscore.text.stm_ctm import IGNORE, read_ctm
 
 RULE_WORDS = sorted({w for name in GLMS for r in read_glm(glm_path(name)).rules for w in r.source.split() if w})
 OTHER = ["the", "uh-huh", "e-mail", "wor-", "-ord", "(uh)", "(he's)", "going", "to", "Mr.", "a", "I'M", "o'clock"]
@@ -115,8 +118,11 @@ def run_hubscr(stm: Path, ctm: Path, glm: Path) -> dict[str, tuple[int, int, int
     return parse_pra_scores((ctm.parent / f"{ctm.name}.filt.pra").read_text(encoding="utf-8"))
 
 
-def conversation(seed: int) -> tuple[list[str], list[str]]:
-    """A random stm/ctm pair: two files, one or two channels, three speakers, ignored regions, GLM words."""
+def conversation(seed: int, decimals: int = 2) -> tuple[list[str], list[str]]:
+    """A random stm/ctm pair: two files, one or two channels, three speakers, ignored regions, GLM words.
+
+    ``decimals``: of the ctm times (past three, csrfilt's ``%.3f`` rounds the words it splits).
+    """
     rng = random.Random(seed)
     vocabulary = [*random.Random(1).sample(RULE_WORDS, 60), "uh-huh", "e-mail", "wor-", "(um)", "yes", "the"]
     stm, ctm = [";; generated"], []
@@ -138,16 +144,17 @@ def conversation(seed: int) -> tuple[list[str], list[str]]:
                 step = (end - begin) / max(len(words), 1)
                 for k, word in enumerate(words):
                     conf = f" {rng.random():.2f}" if rng.random() < 0.5 else ""
-                    ctm.append(f"{file} {channel} {begin + k * step:.2f} {step * 0.8:.2f} {word.strip('()')}{conf}")
+                    at, length = f"{begin + k * step:.{decimals}f}", f"{step * 0.8:.{decimals}f}"
+                    ctm.append(f"{file} {channel} {at} {length} {word.strip('()')}{conf}")
                 time = end + rng.uniform(-0.2, 0.5)
     return stm, ctm
 
 
 @needs_sctk
 @pytest.mark.parametrize("name", GLMS)
-@pytest.mark.parametrize("seed", range(4))
-def test_hubscr_equals_sctk_hubscr_per_segment(name: str, seed: int, tmp_path: Path) -> None:
-    stm, ctm = conversation(seed)
+@pytest.mark.parametrize(("seed", "decimals"), [(0, 2), (1, 2), (2, 2), (3, 2), (4, 5), (5, 6)])
+def test_hubscr_equals_sctk_hubscr_per_segment(name: str, seed: int, decimals: int, tmp_path: Path) -> None:
+    stm, ctm = conversation(seed, decimals)
     (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
     (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
     expected = run_hubscr(tmp_path / "ref.stm", tmp_path / "hyp.ctm", glm_path(name))
@@ -208,3 +215,111 @@ def test_command_line_scores_stm_ctm_as_sctk_hubscr(tmp_path: Path, capsys) -> N
     assert "markup=sclite optional_deletable=yes fragments=yes" in out
     assert main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.ctm"), "--metric", "cer"]) == 1
     assert "trn and stm/ctm input is scored by wer" in capsys.readouterr().err
+
+
+def cursor_rewrite(text: str, glm, input_type: str, purpose: str) -> str:
+    """rfilter1 as GLMRules.txt describes it, character by character: every rule tried at every position."""
+    fold = (lambda t: t.translate({c: c - 32 for c in range(97, 123)})) if not glm.case_sensitive else (lambda t: t)
+    rules = [
+        (fold(r.source), r.target, fold(r.left), fold(r.right))
+        for r in glm.rules
+        if r.source
+        and (r.applies_to is None or re.search(r.applies_to, input_type) or re.search(r.applies_to, purpose))
+    ]
+    probe, out, cursor = fold(text), [], 0
+    while cursor < len(text):
+        for source, target, left, right in rules:
+            if (
+                probe.startswith(source, cursor)
+                and (not left or (cursor >= len(left) and probe.startswith(left, cursor - len(left))))
+                and probe.startswith(right, cursor + len(source))
+            ):
+                out.append(target)
+                cursor += len(source)
+                break
+        else:
+            if glm.copy_no_hit:
+                out.append(text[cursor])
+            cursor += 1
+    return "".join(out)
+
+
+def pieces() -> st.SearchStrategy[str]:
+    """Rule words, their beginnings and ends, two glued together, odd spacing: where rules match inside words."""
+    word = st.sampled_from(random.Random(2).sample(RULE_WORDS, 300) + OTHER)
+    cut = st.tuples(word, st.integers(1, 4)).map(lambda p: p[0][: p[1]] if len(p[0]) > p[1] else p[0])
+    tail = st.tuples(word, st.integers(1, 4)).map(lambda p: p[0][p[1] :] or p[0])
+    glued = st.tuples(word, word).map("".join)
+    return word | cut | tail | glued
+
+
+spaced = st.lists(st.tuples(pieces(), st.sampled_from([" ", " ", " ", "  ", "\t"])), max_size=10).map(
+    lambda parts: " " + "".join(w + gap for w, gap in parts)
+)
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize(("input_type", "purpose"), [("stm", "ref"), ("ctm", "hyp")])
+@settings(max_examples=150, deadline=None)
+@given(text=spaced)
+def test_rewrite_tries_every_rule_that_can_match(name: str, input_type: str, purpose: str, text: str) -> None:
+    """`rewrite` stops only where a rule may apply (per distinct word); the plain cursor stops everywhere."""
+    glm = read_glm(glm_path(name))
+    assert rewrite(text, glm, input_type, purpose) == cursor_rewrite(text, glm, input_type, purpose)
+
+
+def ctm_lines(rng: random.Random, count: int) -> list[str]:
+    """ctm lines with GLM words (split, alternated, deleted), times of 1 to 6 decimals, with and without confidence."""
+    vocabulary = [*rng.sample(RULE_WORDS, 80), *OTHER, "%HESITATION", "UH", "{", "a/b"]
+    lines = [";; generated", ""]
+    for k in range(count):
+        decimals = rng.randint(1, 6)
+        channel = rng.choice("AB")
+        conf = f" {rng.random():.2f}" if rng.random() < 0.6 else rng.choice(["", "", " 1"])
+        at, length = rng.uniform(0, 50), rng.uniform(0.01, 2)
+        lines.append(f"f{k % 3} {channel} {at:.{decimals}f} {length:.{decimals}f} {rng.choice(vocabulary)}{conf}")
+    return lines
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize("seed", range(6))
+def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_path: Path) -> None:
+    """`filtered_words` equals csrfilt's printed lines read back by `read_ctm`: words, order and midpoints."""
+    glm = read_glm(glm_path(name))
+    path = tmp_path / "hyp.ctm"
+    path.write_text("\n".join(ctm_lines(random.Random(seed), 400)) + "\n", encoding="utf-8")
+    with open(path, encoding="utf-8") as f:
+        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
+    found = filtered_words(path, glm)
+    assert found is not None
+    shapes, midpoints = found
+    assert shapes == {key: [words_of(item) for item in items] for key, items in printed.items()}
+    assert midpoints == {key: [item.midpoint for item in items] for key, items in printed.items()}
+
+
+def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:
+    path = tmp_path / "hyp.ctm"
+    path.write_text("f1 A * * <ALT_BEGIN>\nf1 A 1 0.5 a\nf1 A * * <ALT>\nf1 A 1 0.5 b\nf1 A * * <ALT_END>\n")
+    assert filtered_words(path, read_glm(glm_path("en20030506"))) is None
+
+
+words_or_markup = st.sampled_from(["a", "B", "@", "wor-", "(uh)", "c{", "x/y"])
+shapes = st.lists(
+    st.lists(st.lists(words_or_markup, max_size=3), min_size=1, max_size=3).map(lambda alts: tuple(map(tuple, alts))),
+    max_size=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=shapes)
+def test_hypothesis_networks_from_ctm_items_equal_their_text(items) -> None:
+    """`hubscr` builds a hypothesis's network from its items; the text route reads `shape_text` of them."""
+    vocabulary = Vocabulary(optional=True, fragments=True)
+    fold = str.lower
+    try:
+        want = network(encode(fold(shape_text(items)), vocabulary), vocabulary)
+    except MarkupError:  # a word with a brace: the text route's error, raised by both
+        with pytest.raises(MarkupError):
+            _hyp_network(items, fold, vocabulary, {})
+        return
+    assert network(_hyp_network(items, fold, vocabulary, {}), vocabulary) == want

@@ -12,10 +12,13 @@ from test_sclite_case import needs_sctk, run_sclite
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
+from lightscore.text import sclite_markup
+from lightscore.text.sclite_encode import Vocabulary, encode, network
 from lightscore.text.sclite_markup import (
     MarkupError,
     count_markup_pairs,
     markup_align,
+    markup_counts,
     parse_reference,
 )
 from lightscore.text.trn import TrnError, read_trn
@@ -172,3 +175,60 @@ def test_command_line_scores_trn_files_as_sclite(tmp_path: Path, capsys) -> None
     words = sum(c + s + d for c, s, d, _ in expected.values())
     errors = sum(s + d + i for _, s, d, i in expected.values())
     assert f"[ {errors} / {words}," in out and "markup=sclite case=sclite aligner=sclite" in out
+
+
+# sclite_encode reads these without the full reader: braces on the words ("{a / b c}", GLM style) and spaced ones.
+compact = references.map(lambda text: text.replace("{ ", "{").replace(" }", "}"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(references | compact, hypotheses | compact), min_size=1, max_size=40),
+    mode=st.sampled_from(list(OPTIONS)),
+)
+def test_every_pair_at_once_equals_the_cell_by_cell_programme(pairs, mode: str) -> None:
+    """`count_markup_pairs` aligns every pair at once (`sclite_batch`); `markup_counts` one pair at a time."""
+    optional, fragments = "-D" in OPTIONS[mode], "-F" in OPTIONS[mode]
+    together = count_markup_pairs([r for r, _ in pairs], [h for _, h in pairs], optional, fragments)
+    alone = [
+        markup_counts(parse_reference(r, optional, fragments), parse_reference(h, optional, fragments))
+        for r, h in pairs
+    ]
+    assert together == alone
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=references | compact | hypotheses | st.sampled_from(["a{b c}", "{a}b", "x / y", "{ a / b } }", "}{ a"]))
+def test_the_encoded_network_is_the_parsed_one(text: str) -> None:
+    vocabulary = Vocabulary(optional=True, fragments=True)
+    try:
+        want = parse_reference(text, True, True)
+    except MarkupError:
+        with pytest.raises(MarkupError):
+            encode(text, vocabulary)
+        return
+    assert network(encode(text, vocabulary), vocabulary) == want
+
+
+@needs_sctk
+def test_braces_on_the_words_equal_sclite(tmp_path: Path) -> None:
+    """GLM outputs write ``{HE IS / HE HAS}``: the braces on the words, read as sclite reads them.
+
+    (A brace inside a word, ``a{b c}``, crashes the installed sclite: only the parser test has it.)
+    """
+    pairs = [
+        ("{he is / he has} here", "he has here"),
+        ("{a / b c} d {x/y}", "b c d x"),
+        ("{a / {b / c d}} e", "c d e"),
+        ("{ok / o. k.} then {@ / uh}", "o. k. then"),
+    ]
+    for options in ([], ["-D", "-F"]):
+        assert counts(pairs, options) == list(run_sclite(pairs, tmp_path, options).values())
+
+
+def test_long_pairs_are_counted_alone(monkeypatch) -> None:
+    """A pair past a chunk's cells goes to `markup_counts` by itself: the same counts."""
+    pairs = [("{ um / uh } yes a b c", "uh yes a x c d"), ("a b (uh) c", "a c"), ("a b", "b")]
+    want = count_markup_pairs([r for r, _ in pairs], [h for _, h in pairs], True, True)
+    monkeypatch.setattr(sclite_markup, "CHUNK_CELLS", 4)
+    assert count_markup_pairs([r for r, _ in pairs], [h for _, h in pairs], True, True) == want

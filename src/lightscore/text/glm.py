@@ -200,36 +200,103 @@ def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> 
     >>> rewrite(" UH HUH GONNA ", glm)
     ' %HESITATION %HESITATION GOING TO '
     """
-    index, fold = _indexed(glm, input_type.lower(), purpose.lower())
-    probe = _fold(text, fold)
-    out, cursor, size = [], 0, len(text)
-    while cursor < size:
-        for rule in index.get(probe[cursor : cursor + 2], index.get(probe[cursor], ())):
-            end = cursor + len(rule.source)
-            if (
-                probe.startswith(rule.source, cursor)
-                and (
-                    not rule.left or (cursor >= len(rule.left) and probe.startswith(rule.left, cursor - len(rule.left)))
-                )
-                and (not rule.right or probe.startswith(rule.right, end))
-            ):
-                out.append(rule.target)
-                cursor = end
-                break
-        else:
-            if glm.copy_no_hit:
-                out.append(text[cursor])
-            cursor += 1
+    rules = _indexed(glm, input_type.lower(), purpose.lower())
+    probe = _fold(text, rules.fold)
+    out, cursor, position = [], 0, 0
+    segments = probe.split(" ")
+    last = len(segments) - 1
+    known = rules.words
+    for number, word in enumerate(segments):
+        followed = number < last
+        found = known[followed].get(word) or rules.candidates(word, followed)
+        if found is not _NOTHING:
+            starts, inside = found
+            if position >= cursor:
+                rule = _first(probe, position, starts if position and probe[position - 1] == " " else inside[0][1])
+                if rule is not None:
+                    out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
+                    cursor = position + len(rule.source)
+            for offset, possible in inside[1:]:
+                at = position + offset
+                if at >= cursor:
+                    rule = _first(probe, at, possible)
+                    if rule is not None:
+                        out += (text[cursor:at], rule.target) if glm.copy_no_hit else (rule.target,)
+                        cursor = at + len(rule.source)
+        position += len(word)
+        if followed and rules.at_space and position >= cursor:  # a rule whose source begins with a space
+            index = rules.index if position and probe[position - 1] == " " else rules.anywhere
+            rule = _first(probe, position, index.get(probe[position : position + 2], index.get(" ", ())))
+            if rule is not None:
+                out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
+                cursor = position + len(rule.source)
+        position += 1
+    if glm.copy_no_hit:
+        out.append(text[cursor:])
     return "".join(out)
 
 
-_indexes: dict[tuple[int, str, str], tuple[dict[str, list[GlmRule]], bool]] = {}
+def _first(probe: str, at: int, rules: list[GlmRule] | tuple) -> GlmRule | None:
+    """The first of ``rules`` whose source starts at ``at`` with its left and right contexts around it."""
+    for rule in rules:
+        if (
+            probe.startswith(rule.source, at)
+            and (not rule.left or (at >= len(rule.left) and probe.startswith(rule.left, at - len(rule.left))))
+            and (not rule.right or probe.startswith(rule.right, at + len(rule.source)))
+        ):
+            return rule
+    return None
 
 
-def _indexed(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
+class _Rules:
+    """The rules that apply to one input type and purpose, and per word of the input the few that could match in it.
+
+    rfilter1's cursor tries every rule at every character; a rule whose left context ends with a
+    space can only match just after a space, and any rule only where its source agrees with the
+    word it starts in (and, past the word, with the space after it). Those candidates, in file
+    order, are worked out once per distinct word, so the cursor only stops where a rule may apply.
+    """
+
+    def __init__(self, glm: Glm, input_type: str, purpose: str) -> None:
+        self.index, self.fold = _index(glm, input_type, purpose)
+        anywhere = {key: [r for r in rules if not r.left.endswith(" ")] for key, rules in self.index.items()}
+        self.anywhere = {key: rules for key, rules in anywhere.items() if rules}
+        self.at_space = any(key[:1] == " " for key in self.index)
+        self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
+
+    def candidates(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
+        """Rules that may match at ``word``'s start after a space, and ``(offset, rules)`` for every other offset.
+
+        The entry for offset 0 (first in the list) holds the rules that need no space before them.
+        """
+        known = self.words[followed]
+        found = known.get(word)
+        if found is None and not word:
+            found = known[word] = _NOTHING
+        if found is None:
+            tail = " " if followed else ""
+            inside = [(k, _possible(self.anywhere, word[k:] + tail, followed)) for k in range(len(word))]
+            found = (_possible(self.index, word + tail, followed), [inside[0]] + [e for e in inside[1:] if e[1]])
+            known[word] = _NOTHING if not found[0] and len(found[1]) == 1 and not found[1][0][1] else found
+        return known[word]
+
+
+_NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
+
+
+def _possible(index: dict[str, list[GlmRule]], rest: str, followed: bool) -> list[GlmRule]:
+    """The rules of ``index`` whose source agrees with ``rest`` (a word's end, and its space when ``followed``)."""
+    rules = index.get(rest[:2], index.get(rest[:1], ()))
+    return [r for r in rules if rest.startswith(r.source) or (followed and r.source.startswith(rest))]
+
+
+_indexes: dict[tuple[int, str, str], _Rules] = {}
+
+
+def _indexed(glm: Glm, input_type: str, purpose: str) -> _Rules:
     key = (id(glm), input_type, purpose)
     if key not in _indexes:
-        _indexes[key] = _index(glm, input_type, purpose)
+        _indexes[key] = _Rules(glm, input_type, purpose)
     return _indexes[key]
 
 
@@ -265,8 +332,10 @@ def csrfilt(
     pad = " " if input_type != "ctm" else ""
     text = pad + text.replace("(", "( ").replace(")", " )") + pad
     text = rewrite(text, glm, input_type, purpose)
-    if delete_hyphens:
+    if delete_hyphens and "-" in text:
         text = re.sub(r"([^\( ])-(?=[^\) ])", r"\1 ", text)
+    if "(" not in text and ")" not in text:
+        return " ".join(text.split())
     while True:  # every word of an (optional phrase) is optional on its own
         text, done = re.subn(r"(\(\s+[^()\s]+\s+)([^()\s]+)", r"\1) ( \2", text, count=1)
         if not done:

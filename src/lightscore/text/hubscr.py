@@ -7,23 +7,29 @@ alternation, is split into equal parts of its time, printed ``%.3f`` as csrfilt
 prints them), then ``sclite -r ref stm -h hyp ctm -F -D``: each segment gets its
 words (`lightscore.text.stm_ctm.assign_words`) and the two networks are aligned
 (`lightscore.text.sclite_markup`), case folded A-Z as sclite does.
+
+`hubscr` takes the short way to the same counts: the ctm goes through the GLM
+word by word straight into its items' words and midpoints
+(`lightscore.text.ctm_words`, no lines printed and read back), a hypothesis
+becomes its network without being written as text, and every segment is aligned
+at once (`lightscore.text.sclite_batch`). `hubscr_rows` gives the segments as text.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
+from lightscore.text.ctm_words import NUMERIC, Shape, filtered_words, shape_text, words_of
 from lightscore.text.glm import Glm, csrfilt, glm_path, read_glm
 from lightscore.text.sclite_case import sclite_fold
-from lightscore.text.sclite_markup import markup_counts, parse_reference
-from lightscore.text.stm_ctm import IGNORE, assign_words, hyp_text, read_ctm, read_stm
+from lightscore.text.sclite_encode import Encoded, Vocabulary, encode
+from lightscore.text.sclite_markup import count_encoded
+from lightscore.text.stm_ctm import IGNORE, Segment, assign_words, read_ctm, read_stm
 
 __all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
-
-_NUMERIC = re.compile(r"^[0-9.-]*$")
 
 
 class SegmentCounts(NamedTuple):
@@ -68,7 +74,7 @@ def filter_ctm_lines(lines: Iterable[str], glm: Glm, delete_hyphens: bool = True
             yield " ".join([*fields[:4], words[0]])
             continue
         conf = fields[5] if len(fields) > 5 else ""
-        if not conf and words and _NUMERIC.match(words[-1]):  # csrfilt's own test for a confidence field
+        if not conf and words and NUMERIC.match(words[-1]):  # csrfilt's own test for a confidence field
             conf = words.pop()
         yield from _retimed(fields, " ".join(words), conf)
 
@@ -101,6 +107,37 @@ class SegmentRow(NamedTuple):
     hyp: str
 
 
+def _scored(
+    stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None, case: str
+) -> tuple[list[tuple[str, Segment, list[Shape]]], Callable[[str], str]]:
+    """The segments hubscr scores with the words of their ctm items, and the case folding of the words."""
+    rules = read_glm(glm_path(glm)) if glm is not None else None
+    segments = read_stm(stm)
+    fast = None
+    if rules is not None:
+        segments = [
+            s if s.text.strip().upper() == IGNORE else s._replace(text=csrfilt(s.text, rules, "stm", "ref", True, True))
+            for s in segments
+        ]
+        fast = filtered_words(ctm, rules)
+    if fast is None:
+        if rules is not None:
+            with open(ctm, encoding="utf-8") as f:
+                items = read_ctm(ctm, list(filter_ctm_lines(f, rules)))
+        else:
+            items = read_ctm(ctm)
+        words = {key: [words_of(item) for item in found] for key, found in items.items()}
+        midpoints = {key: [item.midpoint for item in found] for key, found in items.items()}
+    else:
+        words, midpoints = fast
+    fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
+    # sclite folds whole lines: ids, files and channels too.
+    segments = [s._replace(file=fold(s.file), channel=fold(s.channel), speaker=fold(s.speaker)) for s in segments]
+    words = {(fold(f), fold(c)): shapes for (f, c), shapes in words.items()}
+    midpoints = {(fold(f), fold(c)): mids for (f, c), mids in midpoints.items()}
+    return assign_words(segments, words, midpoints), fold  # type: ignore[arg-type]
+
+
 def hubscr_rows(
     stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None = "en20030506", case: str = "generic"
 ) -> list[SegmentRow]:
@@ -122,24 +159,10 @@ def hubscr_rows(
         lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
         lightscore.text.glm.GlmError: an unknown GLM.
     """
-    rules = read_glm(glm_path(glm)) if glm is not None else None
-    segments = read_stm(stm)
-    if rules is not None:
-        segments = [
-            s if s.text.strip().upper() == IGNORE else s._replace(text=csrfilt(s.text, rules, "stm", "ref", True, True))
-            for s in segments
-        ]
-        with open(ctm, encoding="utf-8") as f:
-            words = read_ctm(ctm, list(filter_ctm_lines(f, rules)))
-    else:
-        words = read_ctm(ctm)
-    fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
-    # sclite folds whole lines: ids, files and channels too.
-    segments = [s._replace(file=fold(s.file), channel=fold(s.channel), speaker=fold(s.speaker)) for s in segments]
-    words = {(fold(f), fold(c)): items for (f, c), items in words.items()}
+    scored, fold = _scored(stm, ctm, glm, case)
     return [
-        SegmentRow(utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(hyp_text(items)))
-        for utt_id, seg, items in assign_words(segments, words)
+        SegmentRow(utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(shape_text(items)))
+        for utt_id, seg, items in scored
     ]
 
 
@@ -152,6 +175,9 @@ def hubscr(
     fragments: bool = True,
 ) -> list[SegmentCounts]:
     """Score a ctm hypothesis against an stm reference as ``hubscr`` (English, hub5) does.
+
+    All segments are aligned together (`lightscore.text.sclite_markup.count_encoded`); a hypothesis goes from its
+    ctm items straight to its network, without being written as text first.
 
     Args:
         stm: The reference.
@@ -169,11 +195,70 @@ def hubscr(
         lightscore.text.glm.GlmError: an unknown GLM.
         lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
     """
-    found = []
-    for row in hubscr_rows(stm, ctm, glm, case):
-        counts = markup_counts(
-            parse_reference(row.ref, optional_deletable, fragments),
-            parse_reference(row.hyp, optional_deletable, fragments),
-        )
-        found.append(SegmentCounts(row.utt_id, row.speaker, row.file, row.channel, *counts))
-    return found
+    scored, fold = _scored(stm, ctm, glm, case)
+    vocabulary = Vocabulary(optional_deletable, fragments)
+    known: dict = {}  # shape -> vocabulary indices, shared by every hypothesis
+    pairs = [
+        (encode(fold(seg.text), vocabulary), _hyp_network(items, fold, vocabulary, known)) for _, seg, items in scored
+    ]
+    return [
+        SegmentCounts(utt_id, seg.speaker, seg.file, seg.channel, *counts)
+        for (utt_id, seg, _), counts in zip(scored, count_encoded(pairs, vocabulary))
+    ]
+
+
+def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary, known: dict) -> Encoded:
+    """``encode(fold(shape_text(shapes)))``, built from the shapes: an alternation's branches fork and join as written.
+
+    ``known`` maps a shape to its words' vocabulary indices (`_indices`); a shape holding a word
+    with a brace or slash, which the text route reads as markup, sends the whole hypothesis there.
+    """
+    words: list[int] = []
+    jumps: list[int] = []
+    merges: list[tuple[int, list[int]]] = []
+    current: list[int] = []  # the arcs before the next word, when they are not just the last one
+    forked = False
+    for shape in shapes:
+        entry = known.get(shape, -1)
+        if entry == -1:
+            entry = known[shape] = _indices(shape, fold, vocabulary)
+        if entry is None:
+            return encode(fold(shape_text(shapes)), vocabulary)
+        if entry.__class__ is int:
+            entry = (entry,)
+        elif entry.__class__ is list:  # an alternation: every branch forks from the arcs before
+            start, ends, forked = current or [len(words)], [], True
+            for branch in entry:
+                _join(len(words) + 1, start, jumps, merges)
+                words += branch
+                ends.append(len(words))
+            current = ends
+            continue
+        if entry and current:
+            _join(len(words) + 1, current, jumps, merges)
+            current = []
+        words += entry
+    ends = (current or [len(words)]) if forked else None
+    return Encoded(words, jumps if forked else None, merges, ends)
+
+
+def _join(arc: int, before: list[int], jumps: list[int], merges: list[tuple[int, list[int]]]) -> None:
+    """Record ``arc``'s predecessors ``before`` unless they are just the arc before it."""
+    if len(before) > 1:
+        merges.append((arc, before))
+    elif before[0] != arc - 1:
+        jumps += (arc, before[0])
+
+
+def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -> int | tuple | list | None:
+    """A shape's vocabulary indices: an int for one word, a tuple for plain words, a list of branches for an
+    alternation (``@`` for an empty one), None when a word holds markup."""
+    if any(_MARKUP.search(word) for alt in shape for word in alt):
+        return None
+    if len(shape) == 1:
+        indices = tuple(vocabulary.ids([fold(word) for word in shape[0]]))
+        return indices[0] if len(indices) == 1 else indices
+    return [tuple(vocabulary.ids([fold(word) for word in alt] or ["@"])) for alt in shape]
+
+
+_MARKUP = re.compile(r"[{}/]")

@@ -11,9 +11,24 @@ networks.
 
 from __future__ import annotations
 
+import struct
 from typing import NamedTuple
 
-__all__ = ["MarkupError", "Network", "Word", "parse_reference", "read_words"]
+__all__ = [
+    "GAP_COST",
+    "NULL_COST",
+    "NULL_PAIR_COST",
+    "OPTIONAL_COST",
+    "SUB_COST",
+    "MarkupError",
+    "Network",
+    "Word",
+    "equal_words",
+    "f32",
+    "gap_cost",
+    "parse_reference",
+    "read_words",
+]
 
 
 class MarkupError(ValueError):
@@ -34,6 +49,41 @@ class Word(NamedTuple):
     null: bool
     optional: bool
     fragment: bool  # -F and a leading or trailing hyphen: may match a longer word
+
+
+def f32(value: float) -> float:
+    """``value`` rounded to single precision: sclite's cells are C floats, and ``@``'s 0.001 is not exact in them.
+
+    >>> f32(0.001) == 0.001
+    False
+    """
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+# sclite's wwd_WORD costs: "@" inserted or deleted, an optionally deletable word, any other gap, "@" against "@", a
+# substitution (a correct word costs 0).
+NULL_COST, OPTIONAL_COST, GAP_COST, NULL_PAIR_COST, SUB_COST = f32(0.001), 2.0, 3.0, 1.0, 4.0
+
+
+def equal_words(w1: Word, w2: Word) -> bool:
+    """sclite's ``equal_WORD2``: bytes equal, or with ``-F`` a fragment's spelling up to its hyphen.
+
+    >>> equal_words(*read_words("wor- word", fragments=True)), equal_words(*read_words("wor- word"))
+    (True, False)
+    """
+    k1, k2 = w1.key, w2.key
+    if w1.fragment or w2.fragment:
+        for frag, other in ((k1, k2), (k2, k1)):
+            if len(frag) > 1 and frag[:1] == b"-":
+                return len(other) >= len(frag) - 1 and other.endswith(frag[1:])
+            if len(frag) > 1 and frag[-1:] == b"-":
+                return other[: len(frag) - 1] == frag[:-1] and len(other) >= len(frag) - 1
+    return k1 == k2
+
+
+def gap_cost(word: Word) -> float:
+    """What inserting or deleting ``word`` costs sclite."""
+    return NULL_COST if word.null else OPTIONAL_COST if word.optional else GAP_COST
 
 
 def _word(text: str, optional: bool, fragments: bool) -> Word:

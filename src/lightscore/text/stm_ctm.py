@@ -55,6 +55,9 @@ class CtmItem(NamedTuple):
     @property
     def midpoint(self) -> float:
         """The latest midpoint of its words: an alternation is not split between segments."""
+        if len(self.alternatives) == 1 and len(self.alternatives[0]) == 1:  # most items: one word
+            begin, duration, _ = self.alternatives[0][0]
+            return begin + duration / 2
         return max((begin + duration / 2 for alt in self.alternatives for begin, duration, _ in alt), default=0.0)
 
 
@@ -161,13 +164,16 @@ def hyp_text(items: Iterable[CtmItem]) -> str:
 
 
 def assign_words(
-    segments: list[Segment], ctm: dict[tuple[str, str], list[CtmItem]]
+    segments: list[Segment],
+    ctm: dict[tuple[str, str], list[CtmItem]],
+    midpoints: dict[tuple[str, str], list[float]] | None = None,
 ) -> list[tuple[str, Segment, list[CtmItem]]]:
     """sclite's chopping of the hypothesis: ``(utterance id, segment, its items)`` per scored segment.
 
     Args:
         segments: From `read_stm`.
         ctm: From `read_ctm`.
+        midpoints: Each item's `CtmItem.midpoint`, per key of ``ctm``, when the reader has them already.
 
     Returns:
         One entry per segment that is not ``IGNORE_TIME_SEGMENT_IN_SCORING``, in sclite's order
@@ -186,12 +192,13 @@ def assign_words(
     for key in sorted(groups):
         ordered = sorted(groups[key], key=lambda s: s.begin)
         items, position = ctm.get(key, []), 0
+        mids = midpoints[key] if midpoints is not None and key in midpoints else [item.midpoint for item in items]
         for k, segment in enumerate(ordered):
             stop = position
             if k == len(ordered) - 1:
                 stop = len(items)
             else:
-                while stop < len(items) and items[stop].midpoint < segment.end:
+                while stop < len(items) and mids[stop] < segment.end:
                     stop += 1
             taken, position = items[position:stop], stop
             if segment.text.strip().upper() == IGNORE:

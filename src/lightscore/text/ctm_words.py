@@ -1,0 +1,154 @@
+"""A ctm hypothesis through csrfilt's GLM filter, read straight into what sclite's scoring needs of it.
+
+``hubscr`` runs ``csrfilt -i ctm -t hyp -dh`` and sclite reads the printed lines
+back (`lightscore.text.hubscr.filter_ctm_lines`, then
+`lightscore.text.stm_ctm.read_ctm`). Scoring needs only each item's words and
+its midpoint (`lightscore.text.stm_ctm.assign_words`), so `filtered_words`
+goes there directly: each distinct word is filtered once into its *shape* (its
+alternatives, each a tuple of words), and a line's times are worked out only as
+far as its item's earliest begin (the order) and latest midpoint. A word csrfilt
+splits gets equal parts of its time, rounded as its ``%.3f`` prints them
+(``round(x, 3)`` is the same correctly rounded number).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import NamedTuple
+
+from lightscore.text.glm import Glm, csrfilt
+from lightscore.text.stm_ctm import CtmItem
+
+__all__ = ["ALT_MARKS", "NUMERIC", "Shape", "filtered_words", "shape_text", "words_of"]
+
+Shape = tuple[tuple[str, ...], ...]  # an item's alternatives, each its words (one alternative: plain words)
+
+ALT_MARKS = frozenset(("<ALT_BEGIN>", "<ALT>", "<ALT_END>"))
+NUMERIC = re.compile(r"^[0-9.-]*$")  # csrfilt's test for a confidence field
+
+
+class _Filtered(NamedTuple):
+    """What csrfilt makes of one ctm word: 0 its line untouched, 1 words one by one, 2 an alternation."""
+
+    kind: int
+    items: tuple[Shape, ...]  # kind 0 and 1: one single-word shape per word; kind 2: the alternation
+    lengths: tuple[int, ...]  # kind 2: the distinct numbers of words of its alternatives
+
+
+_PRINTED = _Filtered(-1, (), ())  # csrfilt writes something sclite would read as markup: the printed route
+
+
+def _filter(word: str, conf: bool, glm: Glm) -> _Filtered:
+    """`lightscore.text.hubscr.filter_ctm_lines`'s reading of one word (with or without a confidence field)."""
+    words = csrfilt(word, glm, "ctm", "hyp", delete_hyphens=True).replace("{", " { ").replace("}", " } ").split()
+    if not conf and len(words) == 1:
+        return _PRINTED if words[0] in ALT_MARKS else _Filtered(0, (((words[0],),),), ())
+    if not conf and words and NUMERIC.match(words[-1]):
+        words.pop()
+    parts = [tuple(part.replace("{", " ").replace("}", " ").split()) for part in " ".join(words).split("/")]
+    if any(w in ALT_MARKS for part in parts for w in part):
+        return _PRINTED
+    if len(parts) == 1:
+        return _Filtered(1, tuple(((w,),) for w in parts[0]), ())
+    return _Filtered(2, (tuple(parts),), tuple(sorted({len(part) for part in parts})))
+
+
+def filtered_words(
+    path: str | os.PathLike, glm: Glm
+) -> tuple[dict[tuple[str, str], list[Shape]], dict[tuple[str, str], list[float]]] | None:
+    """The filtered ctm's items as shapes, per ``(file, channel)`` in `read_ctm`'s order, and their midpoints.
+
+    Args:
+        path: The ctm file.
+        glm: From `lightscore.text.glm.read_glm`.
+
+    Returns:
+        ``(shapes, midpoints)``, or None when a line needs the printed route (``*`` times, an
+        alternation or a malformed line in the input, or a time that is not a number): that
+        route gives its result and its errors.
+    """
+    found: dict[tuple[str, str], list[tuple[float, float, Shape]]] = {}
+    known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
+    items: list[tuple[float, float, Shape]] = []
+    file = channel = None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.split()
+            if not fields or fields[0].startswith(";;"):
+                continue
+            if len(fields) < 5 or fields[2] == "*" or fields[4] in ALT_MARKS:
+                return None
+            conf = len(fields) > 5
+            filtered = known[conf].get(fields[4])
+            if filtered is None:
+                filtered = known[conf][fields[4]] = _filter(fields[4], conf, glm)
+            if filtered is _PRINTED:
+                return None
+            try:
+                begin, duration = float(fields[2]), float(fields[3])
+            except ValueError:
+                return None
+            if fields[0] != file or fields[1] != channel:  # a ctm keeps a conversation's lines together
+                file, channel = fields[0], fields[1]
+                items = found.setdefault((file, channel), [])
+            if filtered.kind == 0:  # printed untouched: the times as written
+                items.append((begin, begin + duration / 2, filtered.items[0]))
+            elif filtered.kind == 1 and len(filtered.items) == 1:  # retimed as it is: step = duration
+                at = round(begin, 3)
+                items.append((at, at + round(duration, 3) / 2, filtered.items[0]))
+            elif filtered.kind == 1:
+                step = duration / len(filtered.items) if filtered.items else duration
+                length = round(step, 3)
+                for i, shape in enumerate(filtered.items):
+                    at = round(begin + step * i, 3)
+                    items.append((at, at + length / 2, shape))
+            else:
+                items.append((*_span(begin, duration, filtered.lengths), filtered.items[0]))
+    for items in found.values():
+        items.sort(key=_by_start)
+    return {key: [e[2] for e in items] for key, items in found.items()}, {
+        key: [e[1] for e in items] for key, items in found.items()
+    }
+
+
+def _span(begin: float, duration: float, lengths: tuple[int, ...]) -> tuple[float, float]:
+    """An alternation's earliest begin and latest midpoint (`CtmItem.midpoint`) from its alternatives' lengths.
+
+    Each alternative starts at ``begin``; a word's midpoint grows with its place, so an
+    alternative's last word has its latest. With no word at all both are 0, as in `read_ctm`.
+    """
+    latest = []
+    for n in lengths:
+        if n:
+            step = duration / n
+            latest.append(round(begin + step * (n - 1), 3) + round(step, 3) / 2)
+    return (round(begin, 3), max(latest)) if latest else (0.0, 0.0)
+
+
+def _by_start(entry: tuple[float, float, Shape]) -> float:
+    return entry[0]
+
+
+def words_of(item: CtmItem) -> Shape:
+    """A `CtmItem`'s shape: its words without their times.
+
+    >>> words_of(CtmItem((((0.0, 1.0, "a"), (1.0, 1.0, "b")), ()), 1))
+    (('a', 'b'), ())
+    """
+    return tuple(tuple(word for _, _, word in alt) for alt in item.alternatives)
+
+
+def shape_text(shapes: list[Shape]) -> str:
+    """`lightscore.text.stm_ctm.hyp_text` of shapes: words, and alternations as ``{ a b / c }`` (``@`` for none).
+
+    >>> shape_text([(("a",),), (("b", "c"), ())])
+    'a { b c / @ }'
+    """
+    parts: list[str] = []
+    for shape in shapes:
+        if len(shape) == 1:
+            parts += shape[0]
+        else:
+            parts.append("{ " + " / ".join(" ".join(alt) or "@" for alt in shape) + " }")
+    return " ".join(parts)

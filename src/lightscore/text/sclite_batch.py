@@ -1,0 +1,271 @@
+"""sclite's network alignment (SCTK ``net_dp.c``) for many pairs at once, in numpy: sclite's counts per pair.
+
+The same programme as `lightscore.text.sclite_markup`'s cell-by-cell one, with
+every pair of a chunk in one array: cells ``(pair, ref arc, hyp arc)`` in
+float32 (sclite's C floats, so ``@``'s 0.001 rounds as there), each cell's
+cheapest predecessor the first of equals (``argmin``), then substitution if no
+dearer than deletion and insertion, else deletion if cheaper than insertion,
+else insertion. A reference arc's row takes its deletions and substitutions
+from the rows before it in a few whole-array steps; only the insertion chain
+along the hypothesis goes arc by arc, every pair of the chunk together. The
+back pointers are kept and walked back for all pairs at once, counting as
+`lightscore.text.sclite_markup.markup_align` marks: ``@`` leaves no trace, an
+optionally deletable word left out or put in is correct.
+
+Pairs are sorted by size and cut into chunks, so padding (arcs past a pair's
+own, which no real arc ever reads) stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import chain
+
+import numpy as np
+
+from lightscore.text.sclite_columns import ColumnCosts
+from lightscore.text.sclite_encode import Encoded, Vocabulary
+from lightscore.text.sclite_network import equal_words
+
+__all__ = ["CHUNK_CELLS", "batch_counts"]
+
+CHUNK_CELLS = 1_000_000
+"""Cells (pairs x reference arcs x hypothesis arcs) of one chunk, about 12 MB of costs and pointers: a pair
+with more is one chunk alone, so callers send long pairs elsewhere (`lightscore.text.sclite_markup.count_encoded`)."""
+
+
+def batch_counts(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabulary) -> list[tuple[int, int, int, int]]:
+    """``(S, D, I, reference words of the path)`` of sclite's alignment of each (reference, hypothesis) network.
+
+    Args:
+        pairs: Networks from `lightscore.text.sclite_encode.encode`, over ``vocabulary``.
+        vocabulary: Their words.
+
+    Returns:
+        One ``(sub, dele, ins, ref_len)`` per pair, as `lightscore.text.sclite_markup.markup_counts` gives.
+
+    >>> from lightscore.text.sclite_encode import encode
+    >>> v = Vocabulary(optional=True, fragments=True)
+    >>> pairs = [("{ um / uh } yes", "uh yes"), ("(a) wor- b", "word c")]
+    >>> batch_counts([(encode(ref, v), encode(hyp, v)) for ref, hyp in pairs], v)
+    [(0, 0, 0, 2), (1, 0, 0, 3)]
+    """
+    found: list[tuple[int, int, int, int]] = [(0, 0, 0, 0)] * len(pairs)
+    if not pairs:
+        return found
+    tables = vocabulary.arrays()
+    nulls = set(np.flatnonzero(tables[2]).tolist())
+    # A line of a reference without "@" on either side: the column programme in whole numbers.
+    by_columns = [
+        ref.jumps is None and not (nulls and (nulls.intersection(ref.words) or nulls.intersection(hyp.words)))
+        for ref, hyp in pairs
+    ]
+    order = sorted(range(len(pairs)), key=lambda k: (by_columns[k], len(pairs[k][0].words), len(pairs[k][1].words)))
+    for chunk in _chunks(order, pairs, by_columns):
+        counts = _align_chunk([pairs[k] for k in chunk], vocabulary, tables, by_columns[chunk[0]])
+        for k, row in zip(chunk, counts):
+            found[k] = row
+    return found
+
+
+def _chunks(order: list[int], pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list[list[int]]:
+    """Consecutive runs of ``order`` (sorted by kind, then size) of one kind, padded tables under `CHUNK_CELLS`."""
+    chunks: list[list[int]] = []
+    current: list[int] = []
+    width = 0
+    for k in order:
+        ref, hyp = pairs[k]
+        width = max(width, len(hyp.words) + 1)
+        if current and (
+            kinds[k] != kinds[current[0]] or (len(current) + 1) * (len(ref.words) + 1) * width > CHUNK_CELLS
+        ):
+            chunks.append(current)
+            current, width = [], len(hyp.words) + 1
+        current.append(k)
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Padded ``(words, preds, ends)``: vocabulary index per arc (0 = head or padding), predecessor arcs, final arcs.
+
+    A short predecessor list is padded with its own first arc: a repeat never wins a first-of-equals choice.
+    """
+    lengths = [len(n.words) for n in networks]
+    size = max(lengths) + 1
+    fan_in = max([1] + [len(before) for n in networks for _, before in n.merges])
+    words = np.zeros((len(networks), size), dtype=np.int64)
+    total = sum(lengths)
+    if total:
+        starts = np.repeat(np.cumsum([0, *lengths[:-1]]), lengths)
+        arcs = np.arange(total) - starts + 1
+        flat = np.fromiter(chain.from_iterable(n.words for n in networks), dtype=np.int64, count=total)
+        words[np.repeat(np.arange(len(networks)), lengths), arcs] = flat
+    preds = np.empty((len(networks), size, fan_in), dtype=np.int64)
+    preds[:] = np.maximum(np.arange(size) - 1, 0)[None, :, None]
+    counts = [len(n.jumps) // 2 if n.jumps else 0 for n in networks]
+    if any(counts):
+        jumps = np.fromiter(chain.from_iterable(n.jumps for n in networks if n.jumps), dtype=np.int64).reshape(-1, 2)
+        preds[np.repeat(np.arange(len(networks)), counts), jumps[:, 0]] = jumps[:, 1:]
+    merges = [(i, arc, before) for i, n in enumerate(networks) for arc, before in n.merges]
+    if merges:
+        padded = [before + before[:1] * (fan_in - len(before)) for _, _, before in merges]
+        preds[[i for i, _, _ in merges], [arc for _, arc, _ in merges]] = padded
+    last = [n.ends if n.ends is not None else [size_] for n, size_ in zip(networks, lengths)]
+    fan_out = max(map(len, last))
+    ends = np.array([e + e[:1] * (fan_out - len(e)) for e in last], dtype=np.int64)
+    return words, preds, ends
+
+
+def _align_chunk(
+    chunk: list[tuple[Encoded, Encoded]], vocabulary: Vocabulary, tables: tuple[np.ndarray, ...], by_columns: bool
+) -> list[tuple[int, int, int, int]]:
+    keys, gaps, null, optional, fragment = tables
+    ref_words, ref_preds, ref_ends = _arcs([ref for ref, _ in chunk])
+    hyp_words, hyp_preds, hyp_ends = _arcs([hyp for _, hyp in chunk])
+    pair = _pair_costs(ref_words, hyp_words, vocabulary, keys, null, fragment)
+    every = np.arange(len(chunk))
+    if by_columns:
+        whole = gaps.astype(np.int32)
+        columns = ColumnCosts(pair.astype(np.int32), whole[ref_words], whole[hyp_words], hyp_preds)
+        cells, step = columns.cells.transpose(1, 2, 0), columns.step
+    else:
+        cells, back_a, back_b = _programme(pair, gaps[ref_words], gaps[hyp_words], ref_preds, hyp_preds)
+
+        def step(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return back_a[every, a, b], back_b[every, a, b]
+
+    a, b = _best_end(cells, ref_ends, hyp_ends)
+    return _walk_back(step, a, b, pair, ref_words, hyp_words, null, optional)
+
+
+def _pair_costs(
+    ref_words: np.ndarray,
+    hyp_words: np.ndarray,
+    vocabulary: Vocabulary,
+    keys: np.ndarray,
+    null: np.ndarray,
+    fragment: np.ndarray,
+) -> np.ndarray:
+    """Substitution costs per ``(pair, ref arc, hyp arc)``: 0 equal (``-F``: fragments too), 1 ``@``/``@``, else 4."""
+    equal = keys[ref_words][:, :, None] == keys[hyp_words][:, None, :]
+    either = fragment[ref_words][:, :, None] | fragment[hyp_words][:, None, :]
+    if either.any():
+        i, a, b = np.nonzero(either)
+        ref_ids, hyp_ids = ref_words[i, a], hyp_words[i, b]
+        codes = ref_ids * len(vocabulary.words) + hyp_ids
+        unique, inverse = np.unique(codes, return_inverse=True)
+        words = vocabulary.words
+        same = np.array(
+            [equal_words(words[c // len(words)], words[c % len(words)]) for c in unique.tolist()], dtype=bool
+        )
+        equal[i, a, b] = same[inverse]
+    both_null = null[ref_words][:, :, None] & null[hyp_words][:, None, :]
+    return np.where(both_null, np.float32(1), np.where(equal, np.float32(0), np.float32(4))).astype(np.float32)
+
+
+def _first_min(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """The least value along ``axis`` and the position of its first occurrence."""
+    at = np.argmin(values, axis=axis)
+    return np.take_along_axis(values, np.expand_dims(at, axis), axis).squeeze(axis), at
+
+
+def _programme(
+    pair: np.ndarray, ref_gap: np.ndarray, hyp_gap: np.ndarray, ref_preds: np.ndarray, hyp_preds: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cost table and back pointers ``(ref arc, hyp arc)`` of every cell of every pair."""
+    count, rows, width = pair.shape
+    fan_in = hyp_preds.shape[2]
+    cells = np.zeros((count, rows, width), dtype=np.float32)
+    back_a = np.zeros((count, rows, width), dtype=np.int32)
+    back_b = np.zeros((count, rows, width), dtype=np.int32)
+    every = np.arange(count)
+    for b in range(1, width):  # the first row only inserts
+        cost, at = _first_min(cells[every[:, None], 0, hyp_preds[:, b]], 1)
+        cells[:, 0, b] = cost + hyp_gap[:, b]
+        back_b[:, 0, b] = hyp_preds[every, b, at]
+    # Substitution predecessors of each hyp arc, flattened reference-arc-major as sclite tries them.
+    hyp_flat = hyp_preds[:, 1:].reshape(count, 1, -1)
+    for a in range(1, rows):
+        preds = ref_preds[:, a]
+        above = cells[every[:, None], preds]  # (pair, ref pred, hyp arc)
+        deletion, at = _first_min(above, 1)
+        deletion += ref_gap[:, a, None]
+        del_arc = np.take_along_axis(preds, at, 1)
+        row = cells[:, a]
+        row[:, 0] = deletion[:, 0]
+        back_a[:, a, 0] = del_arc[:, 0]
+        if width == 1:
+            continue
+        candidates = np.take_along_axis(above, np.broadcast_to(hyp_flat, (count, preds.shape[1], hyp_flat.shape[2])), 2)
+        candidates = candidates.reshape(count, preds.shape[1], width - 1, fan_in).transpose(0, 2, 1, 3)
+        substitution, at = _first_min(candidates.reshape(count, width - 1, -1), 2)
+        substitution += pair[:, a, 1:]
+        sub_a = np.take_along_axis(preds, at // fan_in, 1)
+        sub_b = np.take_along_axis(hyp_preds[:, 1:].reshape(count, -1), np.arange(width - 1) * fan_in + at % fan_in, 1)
+        # sub if no dearer than del (then it also needs to be no dearer than ins), else del if cheaper than ins.
+        prefer_sub = substitution <= deletion[:, 1:]
+        best = np.where(prefer_sub, substitution, deletion[:, 1:])
+        ins_arc = np.empty((count, width - 1), dtype=np.int64)
+        took = np.empty((count, width - 1), dtype=bool)
+        for b in range(1, width):
+            insertion, at = _first_min(row[every[:, None], hyp_preds[:, b]], 1)
+            insertion += hyp_gap[:, b]
+            keep = np.where(prefer_sub[:, b - 1], best[:, b - 1] <= insertion, best[:, b - 1] < insertion)
+            row[:, b] = np.where(keep, best[:, b - 1], insertion)
+            ins_arc[:, b - 1] = hyp_preds[every, b, at]
+            took[:, b - 1] = keep
+        back_a[:, a, 1:] = np.where(took, np.where(prefer_sub, sub_a, del_arc[:, 1:]), a)
+        back_b[:, a, 1:] = np.where(took, np.where(prefer_sub, sub_b, np.arange(1, width)), ins_arc)
+    return cells, back_a, back_b
+
+
+def _best_end(cells: np.ndarray, ref_ends: np.ndarray, hyp_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first (reference end, hypothesis end) pair with the least cost, reference arcs outermost."""
+    every = np.arange(cells.shape[0])
+    ends = cells[every[:, None, None], ref_ends[:, :, None], hyp_ends[:, None, :]].reshape(len(every), -1)
+    at = np.argmin(ends, axis=1)
+    fan = hyp_ends.shape[1]
+    return ref_ends[every, at // fan], hyp_ends[every, at % fan]
+
+
+def _walk_back(
+    step: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    a: np.ndarray,
+    b: np.ndarray,
+    pair: np.ndarray,
+    ref_words: np.ndarray,
+    hyp_words: np.ndarray,
+    null: np.ndarray,
+    optional: np.ndarray,
+) -> list[tuple[int, int, int, int]]:
+    """Every pair's path from its end cell to the origin, counted as sclite marks it.
+
+    ``step(a, b)`` gives every pair's predecessor cell (the back pointers, or the choice read from the costs).
+    """
+    every = np.arange(len(a))
+    ref_null, hyp_null = null[ref_words], null[hyp_words]
+    ref_optional, hyp_optional = optional[ref_words], optional[hyp_words]
+    correct = np.zeros(len(a), dtype=np.int64)
+    sub, dele, ins = correct.copy(), correct.copy(), correct.copy()
+    while True:
+        live = (a > 0) | (b > 0)
+        if not live.any():
+            break
+        before_a, before_b = step(a, b)
+        inserted = live & (before_a == a)
+        deleted = live & ~inserted & (before_b == b)
+        diagonal = live & ~inserted & ~deleted
+        word_in = inserted & ~hyp_null[every, b]
+        word_out = deleted & ~ref_null[every, a]
+        matched = diagonal & ~(ref_null[every, a] & hyp_null[every, b])
+        same = matched & (pair[every, a, b] == 0)
+        correct += word_in & hyp_optional[every, b]
+        correct += word_out & ref_optional[every, a]
+        correct += same
+        ins += word_in & ~hyp_optional[every, b]
+        dele += word_out & ~ref_optional[every, a]
+        sub += matched & ~same
+        a, b = np.where(live, before_a, a), np.where(live, before_b, b)
+    return [(s, d, i, c + s + d) for c, s, d, i in zip(correct.tolist(), sub.tolist(), dele.tolist(), ins.tolist())]
