@@ -17,7 +17,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from common import Row, header, table, time_side_by_side, verdict
+from common import Row, header, load_average, table, time_side_by_side, verdict
 
 from lightscore.metrics.meeting import CPWER, DER, ORCWER, TCPWER
 from lightscore.segments import read_rttm, write_session_scps
@@ -167,10 +167,14 @@ def main() -> None:
     print(table(rows, baseline="lightscore DER (md-eval)"))
     print("\n" + "\n".join(f"- {name}: DER {values[name]:.4f}%" for name in der) + "\n")
     for tool, times in (("cpwer", cp_times), ("tcpwer", cp_times), ("orcwer", orc_times)):
+        ours, theirs = values[f"lightscore {tool.upper()}"], values[f"meeteval {tool}"]
+        # Both are errors / words * 100 in floats; a difference would be a count, far above 1e-9.
+        same = "same number" if abs(ours - theirs) < 1e-9 else f"NUMBERS DIFFER ({ours!r} vs {theirs!r})"
         ratio = min(times[f"meeteval {tool}"]) / min(times[f"lightscore {tool.upper()}"])
-        print(verdict(f"speed-up over meeteval {tool}", ratio, 1, higher_is_better=True))
+        print(verdict(f"speed-up over meeteval {tool}", ratio, 1, higher_is_better=True) + f"; {same}")
     ratio = min(der_times["pyannote.metrics"]) / min(der_times["lightscore DER (pyannote)"])
     print(verdict("speed-up over pyannote.metrics DER", ratio, 10, higher_is_better=True))
+    print(f"\nload average at end: {load_average()}")
 
 
 if __name__ == "__main__":

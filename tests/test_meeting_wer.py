@@ -17,13 +17,11 @@ from lightscore.core.batch import feed
 from lightscore.metrics.meeting import CPWER, ORCWER, TCPWER
 from lightscore.segments import Segment, SegmentError, as_segments, dumps, read_rttm, read_stm, write_session_scps
 from lightscore.text.multispeaker import cp_counts, orc_counts
-from lightscore.text.time_constrained import tcp_counts
 
 meeteval = pytest.importorskip("meeteval")
 from meeteval.io import SegLST  # noqa: E402
 from meeteval.wer.wer.cp import cp_word_error_rate  # noqa: E402
 from meeteval.wer.wer.orc import orc_word_error_rate  # noqa: E402
-from meeteval.wer.wer.time_constrained import tcp_word_error_rate  # noqa: E402
 
 WORDS = st.sampled_from(["a", "b", "c", "d", "the", "cat"])
 
@@ -73,25 +71,6 @@ def test_orc_counts_and_assignment_equal_meeteval(ref, hyp) -> None:
     """Ties included: start times on a quarter-second grid, repeated words, speakers with only empty segments.
     Up to 3 hypothesis streams: ORC's search grows with the product of the streams' lengths."""
     assert tuple(orc_counts(ref, hyp)) == orc_oracle(ref, hyp)
-
-
-TIMINGS = st.sampled_from(["character_based", "character_based_points", "equidistant_intervals", "full_segment"])
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    ref=session("r", min_speakers=1),
-    hyp=session("h"),
-    collar=st.sampled_from([0.0, 0.25, 0.5, 1.0, 5.0]),
-    ref_timing=TIMINGS,
-    hyp_timing=st.sampled_from(["character_based_points", "equidistant_points", "character_based"]),
-)
-def test_tcp_counts_and_assignment_equal_meeteval(ref, hyp, collar, ref_timing, hyp_timing) -> None:
-    """Boundaries that touch exactly (quarter-second grid) and collars that reach below 0 (meeteval then
-    does not prune its matrix): the breakdown's tie-breaking follows both paths."""
-    options = dict(reference_pseudo_word_level_timing=ref_timing, hypothesis_pseudo_word_level_timing=hyp_timing)
-    ours = tcp_counts(ref, hyp, collar, ref_timing, hyp_timing)
-    assert tuple(ours) == oracle(ref, hyp, tcp_word_error_rate, collar=collar, **options)
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,13 @@ strategies; the hypothesis' are widened by the collar), a reference and a
 hypothesis word may be paired (correct or substituted) only when their times
 overlap, and the speaker assignment is the Hungarian one on the matrix of these
 time-constrained distances (`lightscore.text.multispeaker.assign`). The
-Levenshtein matrix is filled as meeteval's C++ fills it, pruned to the band of
-overlapping words when the start times are sorted, and traced back with its
-preference (pair, then deletion, then insertion), so the S/D/I breakdown
-matches too. Times are floats and every formula keeps meeteval's order of
-operations, so the same float inputs give the same boundaries bit for bit.
+Levenshtein matrices are filled as meeteval's C++ fills them (pruned to the band
+of overlapping words when the start times are sorted, whole otherwise), all
+speaker pairs of a session at once with numpy (`lightscore.text.tc_bands`), and
+only the assigned pairs are traced back, with meeteval's preference (pair, then
+deletion, then insertion), so the S/D/I breakdown matches too. Times are floats
+and every formula keeps meeteval's order of operations, so the same float inputs
+give the same boundaries bit for bit.
 """
 
 from __future__ import annotations
@@ -17,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from lightscore.text.multispeaker import SessionCounts, assign
+from lightscore.text.tc_bands import Bands, Stream, band_width, fill_bands, keeps_rows, stream, trace, whole_matrices
 
 __all__ = ["PSEUDO_WORD_TIMINGS", "pseudo_word_times", "tc_levenshtein", "tcp_counts"]
 
@@ -29,9 +30,13 @@ Interval = tuple[float, float]
 def _character_based(start: float, end: float, words: Sequence[str]) -> list[Interval]:
     if len(words) == 1:
         return [(start, end)]
-    ends = np.cumsum([len(w) for w in words])
-    step = (end - start) / ends[-1]
-    return [(float(start + step * a), float(start + step * b)) for a, b in zip([0, *ends[:-1]], ends)]
+    # meeteval's order of operations (numpy ints times a float step), in plain Python floats: the same bits.
+    step = (end - start) / sum(len(w) for w in words)
+    bounds, total = [], 0
+    for w in words:
+        bounds.append((start + step * total, start + step * (total + len(w))))
+        total += len(w)
+    return bounds
 
 
 def _character_based_points(start: float, end: float, words: Sequence[str]) -> list[Interval]:
@@ -108,44 +113,6 @@ def pseudo_word_times(segments: Sequence[Any], strategy: str, collar: float = 0.
     return streams
 
 
-def _starts_sorted(starts: np.ndarray) -> bool:
-    """meeteval's test for pruning: starts never decrease, beginning from 0 (a negative start is unsorted)."""
-    return bool(starts.size == 0 or (starts[0] >= 0 and np.all(starts[1:] >= starts[:-1])))
-
-
-_UNSEEN = 2**32 - 2  # meeteval's max_value (UINT_MAX - 1): the cells the pruned fill never reaches
-
-
-def _fill(ref: np.ndarray, rt: np.ndarray, hyp: np.ndarray, ht: np.ndarray, prune: bool) -> np.ndarray:
-    """The time-constrained Levenshtein matrix, cell for cell as meeteval's ``..._with_alignment_`` fills it."""
-    n, m = len(ref), len(hyp)
-    matrix = np.full((n + 1, m + 1), _UNSEEN, dtype=np.int64)
-    matrix[0] = np.arange(m + 1)
-    hs, he = ht[:, 0], ht[:, 1]
-    start, ref_end = 1, rt[0, 1]
-    for i in range(n):
-        prev, row = matrix[i], matrix[i + 1]
-        ref_end = max(rt[i, 1], ref_end)
-        stop = m + 1
-        if prune:
-            while start < m + 1 and not he[start - 1] > rt[i, 0]:
-                start += 1
-            stop = max(start, int(np.searchsorted(hs, ref_end, side="right")) + 1)
-        row[start - 1] = prev[start - 1] + 1
-        if stop > start:
-            h = np.arange(start, stop)
-            overlap = (rt[i, 0] < he[h - 1]) & (rt[i, 1] > hs[h - 1])
-            pair = prev[h - 1] + (hyp[h - 1] != ref[i])
-            v = np.where(overlap, np.minimum(prev[h] + 1, pair), prev[h] + 1)
-            seq = np.concatenate(([row[start - 1]], v))
-            k = np.arange(seq.size)  # row[h] = min(v[h], row[h-1] + 1): a running minimum of v - k
-            row[start - 1 : stop] = np.minimum.accumulate(seq - k) + k
-        if prune and stop <= m:
-            last = m if i == n - 1 else min(m, max(stop, int(np.searchsorted(hs, rt[i + 1, 1], side="right")) + 1))
-            row[stop : last + 1] = row[stop - 1] + np.arange(1, last - stop + 2)
-    return matrix
-
-
 def tc_levenshtein(ref: Sequence[tuple], hyp: Sequence[tuple]) -> tuple[int, int, int, int]:
     """``(errors, substitutions, deletions, insertions)`` of two ``(word, start, end)`` lists, time-constrained.
 
@@ -157,38 +124,94 @@ def tc_levenshtein(ref: Sequence[tuple], hyp: Sequence[tuple]) -> tuple[int, int
     >>> tc_levenshtein([("a", 0, 1)], [])
     (1, 0, 1, 0)
     """
-    ref = [w for w in ref if w[0]]
-    hyp = [w for w in hyp if w[0]]
-    if not ref or not hyp:
-        return len(ref) + len(hyp), 0, len(ref), len(hyp)
     vocab: dict[str, int] = {}
-    r = np.array([vocab.setdefault(w, len(vocab)) for w, _, _ in ref])
-    h = np.array([vocab.setdefault(w, len(vocab)) for w, _, _ in hyp])
-    rt = np.array([(s, e) for _, s, e in ref], dtype=np.float64)
-    ht = np.array([(s, e) for _, s, e in hyp], dtype=np.float64)
-    matrix = _fill(r, rt, h, ht, _starts_sorted(rt[:, 0]) and _starts_sorted(ht[:, 0]))
-    return (int(matrix[-1, -1]), *_trace(matrix, r, rt, h, ht))
+    r, h = stream(ref, vocab), stream(hyp, vocab)
+    if not len(r.ids) or not len(h.ids):
+        return len(r.ids) + len(h.ids), 0, len(r.ids), len(h.ids)
+    bands = fill_bands([(r, h)])
+    return (bands.distance(0), *trace(bands, 0, r, h))
 
 
-def _trace(matrix: np.ndarray, r: np.ndarray, rt: np.ndarray, h: np.ndarray, ht: np.ndarray) -> tuple[int, int, int]:
-    """Walk back from the last cell with meeteval's preference: pair if strictly cheapest, then deletion."""
-    cells = matrix.tolist()  # Python ints: the walk reads one cell at a time
-    i, j, sub, dele, ins = len(r), len(h), 0, 0, 0
-    while i > 0 or j > 0:
-        if i == 0 or j == 0:
-            ins, dele, i, j = ins + j, dele + i, 0, 0
-            break
-        insertion, deletion = cells[i][j - 1] + 1, cells[i - 1][j] + 1
-        if ht[j - 1, 0] < rt[i - 1, 1] and ht[j - 1, 1] > rt[i - 1, 0]:
-            differ = int(r[i - 1] != h[j - 1])
-            if cells[i - 1][j - 1] + differ < min(deletion, insertion):
-                sub, i, j = sub + differ, i - 1, j - 1
-                continue
-        if deletion < insertion:
-            dele, i = dele + 1, i - 1
-        else:
-            ins, j = ins + 1, j - 1
-    return sub, dele, ins
+def _group_by_width(pairs: Sequence[tuple[Stream, Stream]]) -> list[list[int]]:
+    """Pair indices in groups of similar band width, so one wide pair does not widen every window."""
+    widths = [band_width(r, h) for r, h in pairs]
+    groups: list[list[int]] = []
+    for p in sorted(range(len(pairs)), key=widths.__getitem__):
+        if not groups or widths[p] > 2 * widths[groups[-1][0]] + 16:
+            groups.append([])
+        groups[-1].append(p)
+    return groups
+
+
+def _fill_groups(pairs: Sequence[tuple[Stream, Stream]]) -> list[tuple[Bands, int]]:
+    """Each pair's filled matrix (`fill_bands` on groups of similar width) and its index in the group."""
+    where: list[tuple[Bands, int]] = [None] * len(pairs)  # type: ignore[list-item]
+    for group in _group_by_width(pairs):
+        bands = fill_bands([pairs[p] for p in group])
+        for q, p in enumerate(group):
+            where[p] = (bands, q)
+    return where
+
+
+class _PairTable:
+    """Every reference-hypothesis speaker pair of a session: all distances, the S/D/I of the assigned pairs.
+
+    Pairs meeteval prunes (starts sorted, from 0) keep their narrow banded matrices for the
+    traceback. The others (meeteval fills their whole matrices) come from `whole_matrices`, whose
+    rows are kept for the traceback when they fit. In long sessions, where they do not, the
+    distance of streams whose starts are sorted (but reach below 0) comes from a banded fill
+    instead: the same number (the band holds every pairing the times allow), at a fraction of the
+    cost. An assigned pair without kept rows is filled again, whole, for its traceback.
+    """
+
+    def __init__(self, refs: list[Stream], hyps: list[Stream]) -> None:
+        self.refs, self.hyps = refs, hyps
+        scored = [(r, h) for r in range(len(refs)) for h in range(len(hyps)) if len(refs[r].ids) and len(hyps[h].ids)]
+        banded = [(r, h) for r, h in scored if refs[r].ordered and hyps[h].ordered]
+        self.bands = dict(zip(banded, _fill_groups([(refs[r], hyps[h]) for r, h in banded])))
+        self.distances = {pair: bands.distance(q) for pair, (bands, q) in self.bands.items()}
+        self.whole: dict[tuple[int, int], Bands | None] = {}
+        pending = [pair for pair in scored if pair not in self.bands]
+        if pending and not keeps_rows(*self._streams(pending)):
+            sortable = [(r, h) for r, h in pending if refs[r].monotone and hyps[h].monotone]
+            as_pruned = [(refs[r]._replace(ordered=True), hyps[h]._replace(ordered=True)) for r, h in sortable]
+            for pair, (bands, q) in zip(sortable, _fill_groups(as_pruned)):
+                self.distances[pair] = bands.distance(q)
+            pending = [pair for pair in pending if pair not in self.distances]
+        if pending:
+            rows, cols = sorted({r for r, _ in pending}), sorted({h for _, h in pending})
+            whole = whole_matrices(*self._streams(pending))
+            for r, h in pending:
+                self.distances[r, h] = int(whole.distances[rows.index(r), cols.index(h)])
+                sizes = (len(refs[r].ids), len(hyps[h].ids))
+                self.whole[r, h] = whole.bands(rows.index(r), cols.index(h), sizes)
+
+    def _streams(self, pairs: Sequence[tuple[int, int]]) -> tuple[list[Stream], list[Stream]]:
+        """The reference and hypothesis streams in ``pairs``, each once, in index order."""
+        rows, cols = sorted({r for r, _ in pairs}), sorted({h for _, h in pairs})
+        return [self.refs[r] for r in rows], [self.hyps[h] for h in cols]
+
+    def distance(self, r: int | None, h: int | None) -> int:
+        if (r, h) in self.distances:
+            return self.distances[r, h]
+        return (len(self.refs[r].ids) if r is not None else 0) + (len(self.hyps[h].ids) if h is not None else 0)
+
+    def breakdowns(self, pairs: Sequence[tuple[int | None, int | None]]) -> list[tuple[int, int, int]]:
+        """``(substitutions, deletions, insertions)`` of each pair, meeteval's traceback."""
+        for pair, bands in self.whole.items():
+            if bands is not None:
+                self.bands[pair] = (bands, 0)
+        whole = [pair for pair in pairs if pair in self.distances and pair not in self.bands]
+        self.bands.update(zip(whole, _fill_groups([(self.refs[r], self.hyps[h]) for r, h in whole])))  # type: ignore[index]
+        out = []
+        for r, h in pairs:
+            if (r, h) in self.bands:
+                bands, q = self.bands[r, h]
+                out.append(trace(bands, q, self.refs[r], self.hyps[h]))  # type: ignore[index]
+            else:  # an empty side: every word of the other is an error
+                missed = len(self.refs[r].ids) if r is not None else 0
+                out.append((0, missed, len(self.hyps[h].ids) if h is not None else 0))
+        return out
 
 
 def tcp_counts(
@@ -221,23 +244,17 @@ def tcp_counts(
     """
     ref = pseudo_word_times(ref_segments, reference_pseudo_word_level_timing)
     hyp = pseudo_word_times(hyp_segments, hypothesis_pseudo_word_level_timing, collar)
-    ref_words, hyp_words = list(ref.values()), list(hyp.values())
-    table: dict[tuple[int | None, int | None], tuple[int, int, int, int]] = {}
-
-    def counts(r: int | None, h: int | None) -> tuple[int, int, int, int]:
-        if (r, h) not in table:
-            table[r, h] = tc_levenshtein(ref_words[r] if r is not None else [], hyp_words[h] if h is not None else [])
-        return table[r, h]
-
-    pairs = assign(list(range(len(ref))), list(range(len(hyp))), lambda r, h: counts(r, h)[0], None)
+    vocab: dict[str, int] = {}
+    refs = [stream(words, vocab) for words in ref.values()]
+    table = _PairTable(refs, [stream(words, vocab) for words in hyp.values()])
+    pairs = assign(list(range(len(ref))), list(range(len(hyp))), table.distance, None)
     sub = dele = ins = 0
-    for r, h in pairs:
-        _, s, d, i = counts(r, h)
+    for s, d, i in table.breakdowns(pairs):
         sub, dele, ins = sub + s, dele + d, ins + i
     names_r, names_h = list(ref), list(hyp)
     return SessionCounts(
         errors=sub + dele + ins,
-        length=sum(1 for words in ref_words for w in words if w[0]),
+        length=sum(len(r.ids) for r in refs),
         substitutions=sub,
         deletions=dele,
         insertions=ins,
