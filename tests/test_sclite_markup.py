@@ -232,3 +232,25 @@ def test_long_pairs_are_counted_alone(monkeypatch) -> None:
     want = count_markup_pairs([r for r, _ in pairs], [h for _, h in pairs], True, True)
     monkeypatch.setattr(sclite_markup, "CHUNK_CELLS", 4)
     assert count_markup_pairs([r for r, _ in pairs], [h for _, h in pairs], True, True) == want
+
+
+# One level of alternations, blank branches and "{ }" included, spaced or on the words: what `encode` cuts at braces.
+flat_alternation = st.lists(st.lists(word(), max_size=3).map(" ".join), min_size=1, max_size=3).map(
+    lambda alts: "{ " + " / ".join(alts) + " }"
+)
+flat_texts = st.lists(word() | flat_alternation, max_size=6).map(" ".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts=st.lists(flat_texts | flat_texts.map(lambda t: t.replace("{ ", "{").replace(" }", "}")), max_size=6))
+def test_flat_alternations_read_once_per_vocabulary_are_the_parsed_networks(texts: list[str]) -> None:
+    """`encode` reads each distinct alternation once per vocabulary (texts share one): the parsed networks still."""
+    vocabulary = Vocabulary(optional=True, fragments=True)
+    for text in [*texts, *texts]:
+        try:
+            want = parse_reference(text, True, True)
+        except MarkupError:
+            with pytest.raises(MarkupError):
+                encode(text, vocabulary)
+            continue
+        assert network(encode(text, vocabulary), vocabulary) == want

@@ -94,17 +94,18 @@ def filtered_words(
                 items = found.setdefault((file, channel), [])
             if filtered.kind == 0:  # printed untouched: the times as written
                 items.append((begin, begin + duration / 2, filtered.items[0]))
-            elif filtered.kind == 1 and len(filtered.items) == 1:  # retimed as it is: step = duration
-                at = round(begin, 3)
-                items.append((at, at + round(duration, 3) / 2, filtered.items[0]))
-            elif filtered.kind == 1:
-                step = duration / len(filtered.items) if filtered.items else duration
-                length = round(step, 3)
-                for i, shape in enumerate(filtered.items):
-                    at = round(begin + step * i, 3)
-                    items.append((at, at + length / 2, shape))
-            else:
-                items.append((*_span(begin, duration, filtered.lengths), filtered.items[0]))
+            else:  # retimed, printed "%.3f"
+                at, length = round(begin, 3), round(duration, 3)  # length: of a word that stays one
+                if filtered.kind == 2:
+                    items.append((*_span(at, length, begin, duration, filtered.lengths), filtered.items[0]))
+                elif len(filtered.items) == 1:
+                    items.append((at, at + length / 2, filtered.items[0]))
+                else:
+                    step = duration / len(filtered.items) if filtered.items else duration
+                    length = round(step, 3)
+                    for i, shape in enumerate(filtered.items):
+                        at = round(begin + step * i, 3)
+                        items.append((at, at + length / 2, shape))
     for items in found.values():
         items.sort(key=_by_start)
     return {key: [e[2] for e in items] for key, items in found.items()}, {
@@ -112,18 +113,24 @@ def filtered_words(
     }
 
 
-def _span(begin: float, duration: float, lengths: tuple[int, ...]) -> tuple[float, float]:
+def _span(at: float, length: float, begin: float, duration: float, lengths: tuple[int, ...]) -> tuple[float, float]:
     """An alternation's earliest begin and latest midpoint (`CtmItem.midpoint`) from its alternatives' lengths.
 
     Each alternative starts at ``begin``; a word's midpoint grows with its place, so an
     alternative's last word has its latest. With no word at all both are 0, as in `read_ctm`.
+    ``at`` and ``length`` are ``begin`` and ``duration`` rounded (a one-word alternative's times).
+
+    >>> _span(1.0, 0.5, 1.0, 0.5, (1, 2))
+    (1.0, 1.375)
     """
     latest = []
     for n in lengths:
-        if n:
+        if n == 1:
+            latest.append(at + length / 2)
+        elif n:
             step = duration / n
             latest.append(round(begin + step * (n - 1), 3) + round(step, 3) / 2)
-    return (round(begin, 3), max(latest)) if latest else (0.0, 0.0)
+    return (at, max(latest)) if latest else (0.0, 0.0)
 
 
 def _by_start(entry: tuple[float, float, Shape]) -> float:
@@ -145,10 +152,22 @@ def shape_text(shapes: list[Shape]) -> str:
     >>> shape_text([(("a",),), (("b", "c"), ())])
     'a { b c / @ }'
     """
-    parts: list[str] = []
-    for shape in shapes:
-        if len(shape) == 1:
-            parts += shape[0]
-        else:
-            parts.append("{ " + " / ".join(" ".join(alt) or "@" for alt in shape) + " }")
-    return " ".join(parts)
+    texts = _shape_texts
+    try:
+        return " ".join(filter(None, [texts[shape] for shape in shapes]))
+    except KeyError:
+        for shape in shapes:
+            if shape not in texts:
+                if len(texts) > 100_000:  # a bound for long-running processes; a corpus repeats far fewer
+                    texts.clear()
+                texts[shape] = _shape_text(shape)
+        return " ".join(filter(None, [texts[shape] for shape in shapes]))
+
+
+_shape_texts: dict[Shape, str] = {}  # a corpus repeats its items: each distinct shape is written once
+
+
+def _shape_text(shape: Shape) -> str:
+    if len(shape) == 1:
+        return " ".join(shape[0])
+    return "{ " + " / ".join(" ".join(alt) or "@" for alt in shape) + " }"

@@ -147,6 +147,9 @@ def read_glm(path: str | os.PathLike) -> Glm:
 
 def _strip_comment(line: str, comment: str) -> str:
     """``line`` without its comment, a comment mark inside ``[...]`` or ``'...'`` kept."""
+    k = line.find(comment)
+    if k < 0 or ("[" not in line[:k] and "'" not in line[:k]):  # no mark, or none can hide inside a string
+        return line if k < 0 else line[:k]
     inside = ""
     for k, char in enumerate(line):
         if inside:
@@ -333,12 +336,19 @@ def csrfilt(
     text = pad + text.replace("(", "( ").replace(")", " )") + pad
     text = rewrite(text, glm, input_type, purpose)
     if delete_hyphens and "-" in text:
-        text = re.sub(r"([^\( ])-(?=[^\) ])", r"\1 ", text)
+        text = _HYPHEN.sub(r"\1 ", text)
     if "(" not in text and ")" not in text:
         return " ".join(text.split())
     while True:  # every word of an (optional phrase) is optional on its own
-        text, done = re.subn(r"(\(\s+[^()\s]+\s+)([^()\s]+)", r"\1) ( \2", text, count=1)
+        text, done = _PHRASE.subn(r"\1) ( \2", text, count=1)
         if not done:
             break
-    text = re.sub(r"\s+\)", ")", re.sub(r"\(\s+", "(", text))
+    text = _CLOSE.sub(")", _OPEN.sub("(", text))
     return " ".join(text.split())
+
+
+# csrfilt's sed lines: a hyphen inside a word (-dh: a fragment's edge hyphen stays), the second word of an
+# (optional phrase), and the spaces inside an optional word's parentheses.
+_HYPHEN = re.compile(r"([^\( ])-(?=[^\) ])")
+_PHRASE = re.compile(r"(\(\s+[^()\s]+\s+)([^()\s]+)")
+_OPEN, _CLOSE = re.compile(r"\(\s+"), re.compile(r"\s+\)")

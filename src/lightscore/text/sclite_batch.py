@@ -60,28 +60,44 @@ def batch_counts(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabular
         ref.jumps is None and not (nulls and (nulls.intersection(ref.words) or nulls.intersection(hyp.words)))
         for ref, hyp in pairs
     ]
-    order = sorted(range(len(pairs)), key=lambda k: (by_columns[k], len(pairs[k][0].words), len(pairs[k][1].words)))
-    for chunk in _chunks(order, pairs, by_columns):
+    for chunk in _chunks(pairs, by_columns):
         counts = _align_chunk([pairs[k] for k in chunk], vocabulary, tables, by_columns[chunk[0]])
         for k, row in zip(chunk, counts):
             found[k] = row
     return found
 
 
-def _chunks(order: list[int], pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list[list[int]]:
-    """Consecutive runs of ``order`` (sorted by kind, then size) of one kind, padded tables under `CHUNK_CELLS`."""
+ROW_BAND = 8
+"""References whose lengths differ by less share a chunk (in bands of this many words)."""
+
+
+def _chunks(pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list[list[int]]:
+    """The pairs in runs of one kind and one band of reference lengths, by hypothesis length, padded tables small.
+
+    A chunk's table is as tall as its longest reference and as wide as its longest hypothesis, so
+    a run also ends before `CHUNK_CELLS` and before its width passes twice its first one (plus 8):
+    padding stays a fraction of the cells, while chunks stay few (each costs a few array
+    operations per hypothesis arc, whatever its size).
+    """
+    sizes = [(len(ref.words) + 1, len(hyp.words) + 1) for ref, hyp in pairs]
+    order = sorted(range(len(pairs)), key=lambda k: (kinds[k], (sizes[k][0] - 1) // ROW_BAND, sizes[k][1], sizes[k][0]))
     chunks: list[list[int]] = []
     current: list[int] = []
-    width = 0
+    rows = width = first = 0
     for k in order:
-        ref, hyp = pairs[k]
-        width = max(width, len(hyp.words) + 1)
+        height, wide = sizes[k]
         if current and (
-            kinds[k] != kinds[current[0]] or (len(current) + 1) * (len(ref.words) + 1) * width > CHUNK_CELLS
+            kinds[k] != kinds[current[0]]
+            or (height - 1) // ROW_BAND != (rows - 1) // ROW_BAND
+            or wide > 2 * first + 8
+            or (len(current) + 1) * max(rows, height) * max(width, wide) > CHUNK_CELLS
         ):
             chunks.append(current)
-            current, width = [], len(hyp.words) + 1
+            current, rows, width = [], 0, 0
+        if not current:
+            first = wide
         current.append(k)
+        rows, width = max(rows, height), max(width, wide)
     if current:
         chunks.append(current)
     return chunks
@@ -94,7 +110,10 @@ def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     lengths = [len(n.words) for n in networks]
     size = max(lengths) + 1
-    fan_in = max([1] + [len(before) for n in networks for _, before in n.merges])
+    merged = [len(n.merges) for n in networks]
+    merges = list(chain.from_iterable(n.merges for n in networks)) if any(merged) else []
+    arcs_in, befores = zip(*merges) if merges else ((), ())
+    fan_in = max(map(len, befores), default=1)
     words = np.zeros((len(networks), size), dtype=np.int64)
     total = sum(lengths)
     if total:
@@ -108,14 +127,24 @@ def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if any(counts):
         jumps = np.fromiter(chain.from_iterable(n.jumps for n in networks if n.jumps), dtype=np.int64).reshape(-1, 2)
         preds[np.repeat(np.arange(len(networks)), counts), jumps[:, 0]] = jumps[:, 1:]
-    merges = [(i, arc, before) for i, n in enumerate(networks) for arc, before in n.merges]
     if merges:
-        padded = [before + before[:1] * (fan_in - len(before)) for _, _, before in merges]
-        preds[[i for i, _, _ in merges], [arc for _, arc, _ in merges]] = padded
+        preds[np.repeat(np.arange(len(networks)), merged), np.array(arcs_in)] = _padded(befores, fan_in)
     last = [n.ends if n.ends is not None else [size_] for n, size_ in zip(networks, lengths)]
-    fan_out = max(map(len, last))
-    ends = np.array([e + e[:1] * (fan_out - len(e)) for e in last], dtype=np.int64)
-    return words, preds, ends
+    return words, preds, _padded(last, max(map(len, last)))
+
+
+def _padded(lists: Sequence[list[int]], width: int) -> np.ndarray:
+    """``lists`` (none empty) as rows of ``width``, each padded with its own first element.
+
+    >>> _padded([[3, 1], [2], [5, 6, 7]], 3).tolist()
+    [[3, 1, 3], [2, 2, 2], [5, 6, 7]]
+    """
+    sizes = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(sizes.sum()))
+    starts = np.cumsum(sizes) - sizes
+    rows = np.repeat(flat[starts][:, None], width, axis=1)
+    rows[np.repeat(np.arange(len(lists)), sizes), np.arange(len(flat)) - np.repeat(starts, sizes)] = flat
+    return rows
 
 
 def _align_chunk(

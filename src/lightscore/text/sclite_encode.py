@@ -23,7 +23,7 @@ import numpy as np
 
 from lightscore.text.sclite_network import Network, Word, _word, gap_cost, parse_reference
 
-__all__ = ["Encoded", "Vocabulary", "encode", "network"]
+__all__ = ["Encoded", "Vocabulary", "encode", "join_arc", "network"]
 
 # A "{" after a character of a word, a "}" before one, a "/" touching one: sclite's reading is not the split's.
 _INSIDE = re.compile(r"[^\s{]\{|\}[^\s}]|\S/|/\S")
@@ -60,6 +60,8 @@ class Vocabulary:
         self._by_word: dict[Word, int] = {}
         self._keys: dict[bytes, int] = {}
         self.key_ids: list[int] = [-1]
+        # An alternation's inside -> its branches' indices, None when it has no word (`encode`).
+        self.groups: dict[str, list[list[int]] | None] = {}
 
     def add(self, word: Word) -> int:
         """The index of ``word``, added if new."""
@@ -101,9 +103,13 @@ def encode(text: str, vocabulary: Vocabulary) -> Encoded:
     >>> encode("a b", vocabulary)
     Encoded(words=[1, 2], jumps=None, merges=[], ends=None)
     """
-    tokens = text.split()
     if "{" not in text:
-        return Encoded(vocabulary.ids(tokens), None, [], None)
+        return Encoded(vocabulary.ids(text.split()), None, [], None)
+    if not _INSIDE.search(text):
+        flat = _flat_groups(text, vocabulary)
+        if flat is not None:
+            return flat
+    tokens = text.split()
     read = _alternations(text, tokens)
     if read is not None:
         words, jumps, merges, ends = read
@@ -190,3 +196,67 @@ def _alternations(text: str, tokens: list[str]) -> tuple[list[str], list[int], l
                 return None  # an empty alternation: the full reader names it
             current = ends
     return None if stack else (words, jumps, merges, current)
+
+
+def _flat_groups(text: str, vocabulary: Vocabulary) -> Encoded | None:
+    """`encode` of words and alternations none of which holds another (``a { b c / d } e``), else None.
+
+    The text is cut at its braces rather than read token by token, and each distinct inside of
+    an alternation is read once per vocabulary (`Vocabulary.groups`): a corpus repeats them.
+    None (the token reader then) for a nested or unclosed alternation, a ``}`` or ``/`` outside
+    one, or an alternation with no word at all. Braces and slashes must stand at the edges of
+    tokens (the caller checks `_INSIDE`).
+
+    >>> v = Vocabulary(False, False)
+    >>> _flat_groups("x {a / / b c} {d / @}", v)
+    Encoded(words=[1, 2, 3, 4, 5, 6], jumps=[3, 1], merges=[(5, [2, 4]), (6, [2, 4])], ends=[5, 6])
+    >>> _flat_groups("{ a { b } }", v) is None
+    True
+    """
+    pieces = text.split("{")
+    head = pieces[0]
+    if "}" in head or "/" in head:
+        return None
+    words = vocabulary.ids(head.split())
+    jumps: list[int] = []
+    merges: list[tuple[int, list[int]]] = []
+    before: list[int] | None = None  # the arcs before the next word, when not just the last one
+    groups = vocabulary.groups
+    for piece in pieces[1:]:
+        inside, closed, rest = piece.partition("}")
+        if not closed or "}" in rest or "/" in rest:
+            return None
+        if inside not in groups:
+            # A blank branch is skipped, as sclite skips it; none left: the full reader names the error.
+            found = [vocabulary.ids(tokens) for tokens in (part.split() for part in inside.split("/")) if tokens]
+            groups[inside] = found or None
+        branches = groups[inside]
+        if branches is None:
+            return None
+        start, ends = before or [len(words)], []
+        for branch in branches:
+            join_arc(len(words) + 1, start, jumps, merges)
+            words += branch
+            ends.append(len(words))
+        tail = rest.split()
+        before = ends
+        if tail:
+            join_arc(len(words) + 1, ends, jumps, merges)
+            words += vocabulary.ids(tail)
+            before = None
+    return Encoded(words, jumps, merges, before or [len(words)])
+
+
+def join_arc(arc: int, before: list[int], jumps: list[int], merges: list[tuple[int, list[int]]]) -> None:
+    """Record ``arc``'s predecessors ``before`` in `Encoded`'s ``jumps`` or ``merges``, unless just the arc before it.
+
+    >>> jumps, merges = [], []
+    >>> join_arc(3, [2], jumps, merges), join_arc(4, [1], jumps, merges), join_arc(5, [2, 4], jumps, merges)
+    (None, None, None)
+    >>> jumps, merges
+    ([4, 1], [(5, [2, 4])])
+    """
+    if len(before) > 1:
+        merges.append((arc, before))
+    elif before[0] != arc - 1:
+        jumps += (arc, before[0])
