@@ -5,7 +5,8 @@
 One corpus of espeak-ng sentences (16 kHz WAVs; synthetic voiced sound where espeak-ng is missing)
 is scored by each method in one run. lightscore makes its ONNX sessions once per process and runs
 them on one thread; ``speechmos.*.run`` keeps one global model (onnxruntime's default threads: all
-cores), and "sessions per call" builds speechmos' model for every file, as a naive loop would.
+cores); "one thread" is speechmos' own DNSMOS class with its two sessions rebuilt on one thread (the
+goal's comparison); "sessions per call" builds speechmos' model for every file, as a naive loop would.
 The real-time factor (RTF) is seconds of computing per second of audio. The numbers each method
 gives are compared, and must agree.
 """
@@ -57,6 +58,29 @@ def corpus(d: Path, files: int) -> tuple[Path, Path, list[str], float]:
     return hyp, ref, paths, seconds
 
 
+def one_thread_dnsmos(dnsmos, models: list[str]):
+    """speechmos' own DNSMOS class, its two ONNX sessions rebuilt on one intra-op thread (as lightscore's default)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    model = dnsmos.DNSMOS(*models)
+    model.onnx_sess = ort.InferenceSession(models[0], options, providers=["CPUExecutionProvider"])
+    model.p808_onnx_sess = ort.InferenceSession(models[1], options, providers=["CPUExecutionProvider"])
+    return model
+
+
+def one_thread_plcmos(plcmos):
+    """speechmos' own PLCMOS class, its ONNX session rebuilt on one intra-op thread."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    model = plcmos.PLCMOS()
+    model.session = ort.InferenceSession(model.model_path, options, providers=["CPUExecutionProvider"])
+    return model
+
+
 def pocketsphinx_alone(paths: list[str]) -> list[str]:
     """One PocketSphinx decoder for all files, reading their 16-bit samples: the package alone."""
     import pocketsphinx
@@ -95,8 +119,17 @@ def main() -> None:
             scores = (dnsmos.DNSMOS(*models)(path, 16000, False)["ovrl_mos"] for path in paths)
             mean_of("speechmos DNSMOS, sessions per call", scores)
 
+        one_thread = one_thread_dnsmos(dnsmos, models)
+
+        def speechmos_one_thread() -> None:
+            mean_of("speechmos DNSMOS, one thread", (one_thread(path, 16000, False)["ovrl_mos"] for path in paths))
+
         methods = {
             "lightscore DNSMOS": lambda: values.update(lightscore_dnsmos=DNSMOS()({"hyp": hyp}, "b")["dnsmos_ovrl"]),
+            "speechmos DNSMOS, one thread": speechmos_one_thread,
+            "lightscore DNSMOS, threads=0 (onnxruntime's choice)": lambda: values.update(
+                lightscore_dnsmos_threads0=DNSMOS(threads=0)({"hyp": hyp}, "b")["dnsmos_ovrl"]
+            ),
             "speechmos.dnsmos.run per file": lambda: mean_of(
                 "speechmos.dnsmos.run per file", (dnsmos.run(path, 16000)["ovrl_mos"] for path in paths)
             ),
@@ -108,27 +141,34 @@ def main() -> None:
         rtf = {name: row.median / seconds for name, row in zip(methods, rows)}
         print("\n" + "\n".join(f"- {name}: RTF {value:.3f}" for name, value in rtf.items()))
         print(f"- OVRL means: {', '.join(f'{k} {v:.6f}' for k, v in values.items())}\n")
-        ratio = rtf["lightscore DNSMOS"] / rtf["speechmos.dnsmos.run per file"]
-        print(verdict("lightscore DNSMOS time / speechmos.dnsmos.run", ratio, 1.1, higher_is_better=False) + "\n")
+        ratio = rtf["lightscore DNSMOS"] / rtf["speechmos DNSMOS, one thread"]
+        print(verdict("lightscore DNSMOS time / speechmos DNSMOS, one thread each", ratio, 1.1, higher_is_better=False))
+        ratio = rtf["lightscore DNSMOS, threads=0 (onnxruntime's choice)"] / rtf["speechmos.dnsmos.run per file"]
+        print(f"- the same, both with onnxruntime's default threads: {ratio:.2f}x\n")
 
-        def speechmos_plcmos() -> None:
+        def speechmos_plcmos(score=lambda path: plcmos.run(path, 16000), key: str = "speechmos PLCMOS") -> None:
             scores = []
             for path in paths:
                 np.random.seed(0)  # lightscore's raters: RandomState(0) per clip
-                scores.append(plcmos.run(path, 16000)["plcmos"])
-            values["speechmos PLCMOS"] = float(np.mean(scores))
+                scores.append(score(path)["plcmos"])
+            values[key] = float(np.mean(scores))
 
+        plcmos_one = one_thread_plcmos(plcmos)
         methods = {
             "lightscore PLCMOS": lambda: values.update(lightscore_plcmos=PLCMOS()({"hyp": hyp}, "b")["plcmos"]),
+            "speechmos PLCMOS, one thread": lambda: speechmos_plcmos(plcmos_one, "speechmos PLCMOS, one thread"),
+            "lightscore PLCMOS, threads=0 (onnxruntime's choice)": lambda: values.update(
+                lightscore_plcmos_threads0=PLCMOS(threads=0)({"hyp": hyp}, "b")["plcmos"]
+            ),
             "speechmos.plcmos.run per file": speechmos_plcmos,
         }
         times = time_side_by_side(methods, repeats=args.repeats)
         rows = [Row(name, args.files, times[name], unit="files") for name in methods]
         print(table(rows, baseline="speechmos.plcmos.run per file"))
-        ours, theirs = values["lightscore_plcmos"], values["speechmos PLCMOS"]
-        print(f"\n- PLCMOS means: lightscore {ours:.6f}, speechmos {theirs:.6f}")
+        print(f"\n- PLCMOS means: {', '.join(f'{k} {v:.6f}' for k, v in values.items() if 'plcmos' in k.lower())}")
         ratio = rows[0].median / rows[1].median
-        print(verdict("lightscore PLCMOS time / speechmos.plcmos.run", ratio, 1.1, higher_is_better=False) + "\n")
+        print(verdict("lightscore PLCMOS time / speechmos PLCMOS, one thread each", ratio, 1.1, higher_is_better=False))
+        print(f"- the same, both with onnxruntime's default threads: {rows[2].median / rows[3].median:.2f}x\n")
 
         texts: dict[str, list[str]] = {}
         methods = {
