@@ -114,6 +114,33 @@ def floor_seconds(root: Path, pairs: int, floor_pairs: int) -> float:
     return (time.perf_counter() - start) / len(waves) * pairs
 
 
+def time_scaleout(root: Path, one: str, many: str, ranks: int, repeats: int) -> tuple[dict, dict, dict, dict]:
+    """``lightscore measure`` of ``root`` on 1 process (``one``) and torchrun ``ranks`` (``many``), side by side.
+
+    Returns:
+        ``(times, inside, cpu, results)``, each method name -> one value per run: wall seconds, seconds
+        inside the command, CPU seconds of all processes, and the metrics.json text it wrote.
+    """
+    inside: dict[str, list[float]] = {one: [], many: []}
+    cpu: dict[str, list[float]] = {one: [], many: []}
+    results: dict[str, list[str]] = {one: [], many: []}
+
+    def launcher(name: str, ranks: int):
+        def launch() -> None:
+            with tempfile.NamedTemporaryFile("r", suffix=".seconds") as seconds:
+                seconds_inside, cpu_seconds = run(command(root, ranks, seconds.name), seconds.name)
+            inside[name].append(seconds_inside)
+            cpu[name].append(cpu_seconds)
+            metrics = root / "metrics.json"
+            results[name].append(metrics.read_text())
+            metrics.unlink()
+
+        return launch
+
+    times = time_side_by_side({one: launcher(one, 1), many: launcher(many, ranks)}, repeats, warmup=False)
+    return times, inside, cpu, results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=2000, help="WAV pairs (default: %(default)s)")
@@ -131,23 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {root} ({audio_seconds / 3600:.2f} h of hyp audio)\n", flush=True)
 
     one, many = "measure, 1 process", f"measure, torchrun {args.ranks} ranks"
-    inside: dict[str, list[float]] = {one: [], many: []}
-    cpu: dict[str, list[float]] = {one: [], many: []}
-    results: dict[str, list[dict]] = {one: [], many: []}
-
-    def launcher(name: str, ranks: int):
-        def launch() -> None:
-            with tempfile.NamedTemporaryFile("r", suffix=".seconds") as seconds:
-                seconds_inside, cpu_seconds = run(command(root, ranks, seconds.name), seconds.name)
-            inside[name].append(seconds_inside)
-            cpu[name].append(cpu_seconds)
-            metrics = root / "metrics.json"
-            results[name].append(json.loads(metrics.read_text()))
-            metrics.unlink()
-
-        return launch
-
-    times = time_side_by_side({one: launcher(one, 1), many: launcher(many, args.ranks)}, args.repeats, warmup=False)
+    times, inside, cpu, texts = time_scaleout(root, one, many, args.ranks, args.repeats)
+    results = {name: [json.loads(text) for text in runs] for name, runs in texts.items()}
     floor = floor_seconds(root, args.pairs, args.floor_pairs)
     rows = [Row("floor: plain loop of the measures (scaled)", args.pairs, [floor])]
     rows += [Row(name, args.pairs, seconds) for name, seconds in times.items()]

@@ -33,9 +33,9 @@ import tempfile
 from pathlib import Path
 
 import soundfile as sf
-from bench_audio_scaleout import BIN, ONE_THREAD, command, run
+from bench_audio_scaleout import BIN, ONE_THREAD, time_scaleout
 from bench_mos import SENTENCES
-from common import Row, header, python, table, time_side_by_side, verdict
+from common import Row, header, python, table, verdict
 from corpus import data_dir
 
 TARGET = 1.8
@@ -109,23 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"data: {root} ({audio_seconds / 60:.1f} min of audio)\n", flush=True)
 
     one, many = "measure, 1 process", f"measure, torchrun {args.ranks} ranks"
-    inside: dict[str, list[float]] = {one: [], many: []}
-    cpu: dict[str, list[float]] = {one: [], many: []}
-    results: dict[str, list[str]] = {one: [], many: []}
-
-    def launcher(name: str, ranks: int):
-        def launch() -> None:
-            with tempfile.NamedTemporaryFile("r", suffix=".seconds") as seconds:
-                seconds_inside, cpu_seconds = run(command(root, ranks, seconds.name), seconds.name)
-            inside[name].append(seconds_inside)
-            cpu[name].append(cpu_seconds)
-            metrics = root / "metrics.json"
-            results[name].append(metrics.read_text())
-            metrics.unlink()
-
-        return launch
-
-    times = time_side_by_side({one: launcher(one, 1), many: launcher(many, args.ranks)}, args.repeats, warmup=False)
+    times, inside, cpu, results = time_scaleout(root, one, many, args.ranks, args.repeats)
     rows = [Row(name, args.files, seconds, unit="files") for name, seconds in times.items()]
     print(table(rows, baseline=one))
     print(

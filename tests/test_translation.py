@@ -256,15 +256,13 @@ def test_names_cannot_be_mistaken():
 tricky = st.text(alphabet="ab1.,-&;<>$'()\t \u3000\x1c\xa0é東", max_size=14) | text
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(tricky, min_size=1, max_size=12))
-def test_13a_per_word_ids_equal_sacrebleu_tokenizer(lines):
+def assert_ids_partition_tokens(lines: list[str]) -> None:
+    """`TokenIds` with 13a, twice (the second pass reads the cache): one id per 13a token kind, 13a's lengths."""
     from lightscore.text.token_ids import TokenIds
 
     one = bleu_tokenizer("13a")
-    lines = [line.rstrip() for line in lines]
     encoder = TokenIds(one)
-    for _ in range(2):  # the second pass reads the cache
+    for _ in range(2):
         (ids,), (lengths,) = encoder.encode([lines])
         expected = [one(line).split() for line in lines]
         assert lengths.tolist() == [len(tokens) for tokens in expected]
@@ -272,6 +270,12 @@ def test_13a_per_word_ids_equal_sacrebleu_tokenizer(lines):
         dense = [vocab.setdefault(t, len(vocab)) for tokens in expected for t in tokens]
         # ids are dense in sorted-id order, not first-seen order: compare the partition of tokens
         assert len(set(zip(ids.tolist(), dense))) == len(set(dense)) == len(set(ids.tolist()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(tricky, min_size=1, max_size=12))
+def test_13a_per_word_ids_equal_sacrebleu_tokenizer(lines):
+    assert_ids_partition_tokens([line.rstrip() for line in lines])
 
 
 words = st.lists(st.sampled_from("abcd"), max_size=25) | st.lists(st.sampled_from("ab"), max_size=60)
@@ -370,18 +374,8 @@ ascii_text = st.text(alphabet=string.printable + "\x01\x1c\x1f\x7f", max_size=40
 @given(st.lists(ascii_text, min_size=1, max_size=12))
 def test_13a_ascii_keys_equal_sacrebleu_tokenizer(lines):
     """The numpy road for ASCII text: words of 8, 9 and 10 characters, 13a's symbols, control characters."""
-    from lightscore.text.token_ids import TokenIds
 
-    one = bleu_tokenizer("13a")
-    lines = [line.rstrip() for line in lines if "\n" not in line and "\r" not in line] or ["a"]
-    encoder = TokenIds(one)
-    for _ in range(2):  # the second pass reads the cache
-        (ids,), (lengths,) = encoder.encode([lines])
-        expected = [one(line).split() for line in lines]
-        assert lengths.tolist() == [len(tokens) for tokens in expected]
-        vocab = {}
-        dense = [vocab.setdefault(t, len(vocab)) for tokens in expected for t in tokens]
-        assert len(set(zip(ids.tolist(), dense))) == len(set(dense)) == len(set(ids.tolist()))
+    assert_ids_partition_tokens([line.rstrip() for line in lines if "\n" not in line and "\r" not in line] or ["a"])
 
 
 def test_text_roads_equal_sacrebleu():

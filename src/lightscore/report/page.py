@@ -35,17 +35,18 @@ def _asset(name: str) -> str:
     return resources.files("lightscore").joinpath("report", "assets", name).read_text(encoding="utf-8")
 
 
-def html_page(title: str, body: str, data: str) -> str:
-    """The whole page: heading, ``body``, the utterances' JSON ``data`` and the inlined style and script.
+def html_page(title: str, body: str, data: str | None = None, css: str = "") -> str:
+    """The whole page: heading, ``body``, the inlined style and, with ``data``, the utterances' JSON and the script.
 
     A Content-Security-Policy lets only the report's own script (by its hash) run
     and forbids every fetch: a token that slipped through escaping could still
-    not run code or call home.
+    not run code or call home. A page without ``data`` has no script and allows none.
 
     Args:
         title: The page title and heading (escaped here).
         body: The HTML under the heading.
-        data: JSON safe inside ``<script>`` (no ``<``, ``>`` or ``&``).
+        data: JSON safe inside ``<script>`` (no ``<``, ``>`` or ``&``), or None for a static page.
+        css: Style added after the report's own (a page's own classes).
 
     Returns:
         The page.
@@ -53,10 +54,16 @@ def html_page(title: str, body: str, data: str) -> str:
     >>> page = html_page("a <b>", "<p>hi</p>", "{}")
     >>> "<h1>a &lt;b&gt;</h1>" in page, page.count("<script")
     (True, 2)
+    >>> html_page("static", "<p>hi</p>").count("<script")
+    0
     """
-    script, style = _asset("report.js"), _asset("report.css")
-    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
-    policy = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
+    policy = "default-src 'none'; style-src 'unsafe-inline'"
+    scripts = ""
+    if data is not None:
+        script = _asset("report.js")
+        digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+        policy += f"; script-src 'sha256-{digest}'"
+        scripts = f'<script type="application/json" id="report-data">{data}</script>\n<script>{script}</script>\n'
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -65,14 +72,12 @@ def html_page(title: str, body: str, data: str) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="lightscore">
 <title>{_esc(title)}</title>
-<style>{style}</style>
+<style>{_asset("report.css") + css}</style>
 </head>
 <body>
 <h1>{_esc(title)}</h1>
 {body}
-<script type="application/json" id="report-data">{data}</script>
-<script>{script}</script>
-</body>
+{scripts}</body>
 </html>
 """
 

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from lightscore.io.atomic import atomic_open
 
 # The error report's own helpers, so both pages format and escape alike.
-from lightscore.report.page import _asset, _esc, _span, details_list, table_section
+from lightscore.report.page import _esc, _span, details_list, html_page, table_section
 from lightscore.text.alignment import align
 
 __all__ = ["Column", "SessionView", "Shown", "Word", "render_sessions", "session_streams", "write_sessions_report"]
@@ -307,27 +307,7 @@ def render_sessions(
         table_section("Sessions", [_session_row(metric, v) for v in views], "sessions-table"),
         *(_session_html(k, metric, view) for k, view in enumerate(views)),
     ]
-    return _page(title, "\n".join(part for part in body if part))
-
-
-def _page(title: str, body: str) -> str:
-    style = _asset("report.css") + _CSS
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="lightscore">
-<title>{_esc(title)}</title>
-<style>{style}</style>
-</head>
-<body>
-<h1>{_esc(title)}</h1>
-{body}
-</body>
-</html>
-"""
+    return html_page(title, "\n".join(part for part in body if part), css=_CSS)
 
 
 def write_sessions_report(path: str | os.PathLike, systems: Sequence, **options: Any) -> None:
