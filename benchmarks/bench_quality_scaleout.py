@@ -15,9 +15,13 @@ Timed side by side, each a fresh process with one thread per rank (bench_audio_s
 - ``lightscore measure`` in one process (timed_measure.py also times the command inside);
 - the same under ``torchrun --standalone --nproc_per_node=<ranks>``.
 
+- the machine's bound: two independent ``lightscore measure`` processes at once, one per half of
+  the files (no launcher, no group, no gather: what any sharding could at best do on this machine).
+
 Goal: near-linear scale-out, a speed-up of at least 1.8x on 2 ranks (wall time), and both runs
-write the same metrics.json. RTF is seconds of wall time per second of audio. CPU / wall says how
-many cores a run actually got: on a busy machine two ranks get fewer than two.
+write the same metrics.json. The bound shows how much of a shortfall is the machine's (two busy
+cores each slower than one) and how much the 2-rank run's own. RTF is seconds of wall time per
+second of audio. CPU / wall says how many cores a run actually got: on a busy machine two ranks get fewer than two.
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import soundfile as sf
-from bench_audio_scaleout import BIN, ONE_THREAD, time_scaleout
+from bench_audio_scaleout import BIN, ONE_THREAD, command, run, time_scaleout
 from bench_mos import SENTENCES
 from common import Row, header, python, table, verdict
 from corpus import data_dir
@@ -90,6 +96,37 @@ def make_corpus(files: int, intelligibility: bool) -> tuple[Path, float]:
     return root, seconds
 
 
+def halves(root: Path, parts: int) -> list[Path]:
+    """``root``'s files in ``parts`` contiguous blocks (as the ranks shard them), each a measure() folder of its own."""
+    lines = {name: (root / "test" / f"{name}.scp").read_text().splitlines(keepends=True) for name in ("hyp", "ref")}
+    size = -(-len(lines["hyp"]) // parts)
+    folders = []
+    for k in range(parts):
+        folder = root.parent / f"{root.name}-part{k}of{parts}"  # beside root: measure() reads every folder in it
+        (folder / "test").mkdir(parents=True, exist_ok=True)
+        for name, rows in lines.items():
+            (folder / "test" / f"{name}.scp").write_text("".join(rows[k * size : (k + 1) * size]))
+        config = (root / "metrics.yaml").read_text().replace(f"inference_dir: {root}", f"inference_dir: {folder}")
+        (folder / "metrics.yaml").write_text(config)
+        folders.append(folder)
+    return folders
+
+
+def at_once(folders: list[Path]) -> tuple[float, float, float]:
+    """One 1-process measure per folder, all at once: wall seconds, the longest inside the command, CPU seconds."""
+
+    def one(folder: Path) -> tuple[float, float]:
+        seconds = folder / "seconds.txt"
+        found = run(command(folder, 1, str(seconds)), str(seconds))
+        (folder / "metrics.json").unlink()
+        return found
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(len(folders)) as pool:
+        done = list(pool.map(one, folders))
+    return time.perf_counter() - start, max(inside for inside, _ in done), sum(used for _, used in done)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=48, help="WAV files (default: %(default)s)")
@@ -122,14 +159,28 @@ def main(argv: list[str] | None = None) -> int:
             f"| {name} | {wall:.1f} | {statistics.median(inside[name]):.1f} | {used:.1f} | {used / wall:.2f} "
             f"| {wall / audio_seconds:.4f} |"
         )
+    bound = f"{args.ranks} independent processes at once, 1/{args.ranks} of the files each"
+    bound_wall, bound_inside, bound_cpu = at_once(halves(root, args.ranks))
+    print(
+        f"| {bound} | {bound_wall:.1f} | {bound_inside:.1f} | {bound_cpu:.1f} | {bound_cpu / bound_wall:.2f} "
+        f"| {bound_wall / audio_seconds:.4f} |"
+    )
     speedup = statistics.median(times[one]) / statistics.median(times[many])
     speedup_inside = statistics.median(inside[one]) / statistics.median(inside[many])
     same = all(text == results[one][0] for text in results[one] + results[many])
     print("\n### Goal: near-linear scale-out\n")
     print(verdict(f"speed-up of {args.ranks} ranks, wall time", speedup, TARGET, True))
     print(verdict(f"speed-up of {args.ranks} ranks, inside the command", speedup_inside, TARGET, True))
-    bound = statistics.median(cpu[one]) / (statistics.median(cpu[many]) / args.ranks)
-    print(verdict("speed-up with a free core per rank (1-process CPU / per-rank CPU)", bound, TARGET, True))
+    free_core = statistics.median(cpu[one]) / (statistics.median(cpu[many]) / args.ranks)
+    print(verdict("speed-up with a free core per rank (1-process CPU / per-rank CPU)", free_core, TARGET, True))
+    print(
+        f"- the machine's bound ({bound}): {statistics.median(times[one]) / bound_wall:.2f}x wall, "
+        f"{statistics.median(inside[one]) / bound_inside:.2f}x inside the command"
+    )
+    print(
+        f"- the {args.ranks}-rank run against that bound: {bound_wall / statistics.median(times[many]):.2f} of its "
+        f"speed (wall), {bound_inside / statistics.median(inside[many]):.2f} (inside the command)"
+    )
     print(f"- {args.ranks} ranks write the one-process metrics.json exactly: {same}")
     print(f"- results: {json.dumps(json.loads(results[one][0]))}")
     print(f"- load average at the end: {os.getloadavg()[0]:.2f}")

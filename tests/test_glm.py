@@ -15,7 +15,7 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text.ctm_words import filtered_words, shape_text, words_of
+from lightscore.text.ctm_words import _by_columns, _line_by_line, filtered_words, shape_text, words_of
 from lightscore.text.glm import GLMS, csrfilt, glm_path, read_glm, rewrite
 from lightscore.text.hubscr import _hyp_network, filter_ctm_lines, hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Vocabulary, encode, network
@@ -295,6 +295,44 @@ def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_pa
     shapes, midpoints = found
     assert shapes == {key: [words_of(item) for item in items] for key, items in printed.items()}
     assert midpoints == {key: [item.midpoint for item in items] for key, items in printed.items()}
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("conf", [True, False])
+def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: bool, tmp_path: Path) -> None:
+    """The numpy reader (every line the same fields, times of at most 3 decimals) equals the printed route.
+
+    Durations of a few milliseconds split in 2-4 words put ``round(x, 3)`` on halves, where numpy's
+    rounding alone would differ from Python's.
+    """
+    rng = random.Random(seed)
+    glm = read_glm(glm_path(name))
+    vocabulary = [*rng.sample(RULE_WORDS, 80), *OTHER, "%HESITATION", "UH", "gonna", "he's"]
+    lines = [";; generated"]
+    for k in range(600):
+        decimals, tiny = rng.randint(0, 3), rng.random() < 0.3
+        length = rng.randint(1, 9) / 1000 if tiny else rng.uniform(0.01, 2)
+        tail = f" {rng.random():.2f}" if conf else ""
+        lines.append(
+            f"f{k % 3} {rng.choice('AB')} {rng.uniform(0, 50):.{decimals}f} {length:.3f} {rng.choice(vocabulary)}{tail}"
+        )
+    path = tmp_path / "hyp.ctm"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = [line.split() for line in lines[1:]]
+    columns = _by_columns(rows, glm, ({}, {}))
+    assert columns is not None
+    assert columns == _line_by_line(rows, glm, ({}, {}))
+    with open(path, encoding="utf-8") as f:
+        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
+    assert columns[0] == {key: [words_of(item) for item in items] for key, items in printed.items()}
+    assert columns[1] == {key: [item.midpoint for item in items] for key, items in printed.items()}
+
+
+def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
+    glm = read_glm(glm_path("en20030506"))
+    assert _by_columns([["f", "A", "1.0005", "0.5", "gonna", "1"]], glm, ({}, {})) is None
+    assert _by_columns([["f", "A", "1", "0.5", "a", "1"], ["f", "A", "2", "0.5", "b"]], glm, ({}, {})) is None
 
 
 def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:

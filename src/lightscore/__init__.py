@@ -8,14 +8,48 @@ only in the modules that need them.
 'Hyp'
 """
 
-# measure() lives in offline/stage.py, so no module is hidden by a function of its name; the
-# offline stage loads hydra, omegaconf, numpy and soundfile only when measure() runs.
-from lightscore.core.contract import Field, check_metric_contract, check_metric_inputs
-from lightscore.core.distributed import gather_and_compute, gather_and_merge
-from lightscore.core.metric import BaseMetric, RowError
-from lightscore.offline import measure
-from lightscore.offline.results import MeasureError, MeasureResults
-from lightscore.scp.files import ScpError, ScpMismatchError
+import importlib
+from typing import Any
+
+# Every export loads on first use (PEP 562), so importing one module, say
+# lightscore.text.hubscr, does not load the core, the offline stage or the report first.
+_EXPORTS = {
+    "BaseMetric": "lightscore.core.metric",
+    "Field": "lightscore.core.contract",
+    "MeasureError": "lightscore.offline.results",
+    "MeasureResults": "lightscore.offline.results",
+    "RowError": "lightscore.core.metric",
+    "ScpError": "lightscore.scp.files",
+    "ScpMismatchError": "lightscore.scp.files",
+    "check_metric_contract": "lightscore.core.contract",
+    "check_metric_inputs": "lightscore.core.contract",
+    "gather_and_compute": "lightscore.core.distributed",
+    "gather_and_merge": "lightscore.core.distributed",
+    "measure": "lightscore.offline.stage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load an export the first time it is asked for.
+
+    Raises:
+        AttributeError: ``name`` is not one of lightscore's exports.
+
+    >>> import lightscore
+    >>> lightscore.measure.__module__
+    'lightscore.offline.stage'
+    """
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lightscore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
+
 
 __all__ = [
     "BaseMetric",

@@ -90,7 +90,7 @@ class BaseMetric(MetricState, ABC):
     artifact_part: tuple[int, int] | None = None
     """``(rank, world)`` while `write_artifacts` writes one rank's part; else None."""
     page_writer: ClassVar[Callable[..., None] | None] = None
-    """Writes an HTML report page for `write_page`; the offline stage installs it (the report layer's writer)."""
+    """Writes an HTML report page for `write_page`; None means the report layer's `write_report`."""
     batch_utt_ids: Sequence[str] | None = None
     """While ``update`` runs on a fed batch: its utterance ids, one per row; None when not known."""
 
@@ -196,10 +196,11 @@ class BaseMetric(MetricState, ABC):
         """
 
     def write_page(self, path: str | Path, systems: Sequence[Any], **content: Any) -> None:
-        """Write an HTML report page from `write_artifacts`, through the `page_writer` the offline stage installs.
+        """Write an HTML report page from `write_artifacts`, through `page_writer` when one is set.
 
         A metric hands its page's content over this seam, so no metric imports the
-        report page; ``import lightscore`` installs `lightscore.report.html.write_report`.
+        report page; without a `page_writer` it is `lightscore.report.html.write_report`,
+        loaded the first time a page is written.
 
         Args:
             path: The page's file.
@@ -207,7 +208,7 @@ class BaseMetric(MetricState, ABC):
             **content: The page writer's options (title, details, speakers, top_errors...).
 
         Raises:
-            RuntimeError: no page writer is installed.
+            OSError: the page cannot be written.
 
         >>> import tempfile, pathlib
         >>> from lightscore.metrics import WER
@@ -219,7 +220,7 @@ class BaseMetric(MetricState, ABC):
         """
         writer = BaseMetric.page_writer
         if writer is None:
-            raise RuntimeError(f"{metric_name(self)}: no page writer is installed (import lightscore.offline)")
+            from lightscore.report.html import write_report as writer  # numpy and the page load only here
         writer(path, systems, **content)
 
     def writes_artifact_parts(self) -> bool:

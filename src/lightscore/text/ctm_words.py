@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import os
 import re
+from itertools import chain
 from typing import NamedTuple
 
+import numpy as np
+
+from lightscore.text.ctm_times import alternation_times, split_times
 from lightscore.text.glm import Glm, csrfilt
 from lightscore.text.stm_ctm import CtmItem
 
@@ -68,44 +72,124 @@ def filtered_words(
         alternation or a malformed line in the input, or a time that is not a number): that
         route gives its result and its errors.
     """
-    found: dict[tuple[str, str], list[tuple[float, float, Shape]]] = {}
+    with open(path, encoding="utf-8") as f:
+        rows = [fields for fields in map(str.split, f) if fields and not fields[0].startswith(";;")]
     known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
+    found = _by_columns(rows, glm, known)
+    return found if found is not None else _line_by_line(rows, glm, known)
+
+
+_PLAIN_TIMES = re.compile(r"(?:\d+(?:\.\d{0,3})? )*\d+(?:\.\d{0,3})?")
+"""Times of at most three decimals: ``round(t, 3)`` is ``t`` itself, as csrfilt reprints them."""
+
+
+def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+    """`filtered_words` for the common ctm, in numpy: None unless every line has the same fields and plain times.
+
+    Each distinct word is filtered once; its items are the word's parts (one per word it became,
+    or one alternation), timed by `lightscore.text.ctm_times` for all lines at once.
+    """
+    width = len(rows[0]) if rows else 0
+    if width < 5 or set(map(len, rows)) != {width}:
+        return None
+    files, channels, begins, durations, words = list(zip(*rows))[:5]
+    if not (_PLAIN_TIMES.fullmatch(" ".join(begins)) and _PLAIN_TIMES.fullmatch(" ".join(durations))):
+        return None
+    cache = known[width > 5]
+    entries = {word: cache.get(word) or cache.setdefault(word, _filter(word, width > 5, glm)) for word in set(words)}
+    if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
+        return None
+    keys = {key: k for k, key in enumerate(dict.fromkeys(zip(files, channels)))}
+    line_key = np.fromiter(map(keys.__getitem__, zip(files, channels)), dtype=np.int64, count=len(rows))
+    begin = np.array(list(map(float, begins)))
+    duration = np.array(list(map(float, durations)))
+    table = _WordTable(entries)
+    word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(rows))
+    line, sub = _expanded(table.items[word])
+    start, midpoint = split_times(begin[line], duration[line], np.maximum(table.items[word][line], 1), sub)
+    alternated = table.alternated[word[line]]
+    if alternated.any():
+        start[alternated], midpoint[alternated] = _alternation_times(table, word, line[alternated], begin, duration)
+    order = np.lexsort((sub, line, start, line_key[line]))
+    shapes = [table.shapes[k] for k in table.first[word[line]][order] + sub[order]]
+    bounds = np.searchsorted(line_key[line][order], np.arange(len(keys) + 1)).tolist()
+    midpoints = midpoint[order].tolist()
+    return (
+        {key: shapes[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
+        {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
+    )
+
+
+class _WordTable:
+    """The distinct filtered words as arrays: items per word, whether an alternation, and their shapes in a row."""
+
+    def __init__(self, entries: dict[str, _Filtered]) -> None:
+        self.index = {word: k for k, word in enumerate(entries)}
+        filtered = list(entries.values())
+        self.items = np.array([len(entry.items) for entry in filtered], dtype=np.int64)
+        self.alternated = np.array([entry.kind == 2 for entry in filtered], dtype=bool)
+        self.first = np.cumsum(self.items) - self.items  # where a word's shapes start in `shapes`
+        self.shapes = [shape for entry in filtered for shape in entry.items]
+        self.lengths = [entry.lengths for entry in filtered]
+
+
+def _expanded(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per item of lines with ``counts`` items each: its line and its place in the line.
+
+    >>> [a.tolist() for a in _expanded(np.array([2, 0, 1]))]
+    [[0, 0, 2], [0, 1, 0]]
+    """
+    line = np.repeat(np.arange(len(counts)), counts)
+    return line, np.arange(len(line)) - (np.cumsum(counts) - counts)[line]
+
+
+def _alternation_times(
+    table: _WordTable, word: np.ndarray, lines: np.ndarray, begin: np.ndarray, duration: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Start and midpoint of the alternations on ``lines`` (`lightscore.text.ctm_times.alternation_times`)."""
+    lengths = [table.lengths[k] for k in word[lines].tolist()]
+    sizes = np.fromiter(map(len, lengths), dtype=np.int64, count=len(lengths))
+    owner = np.repeat(np.arange(len(lines)), sizes)
+    flat = np.fromiter(chain.from_iterable(lengths), dtype=np.int64, count=int(sizes.sum()))
+    at = lines[owner]
+    return alternation_times(begin[at], duration[at], flat, owner, len(lines))
+
+
+def _line_by_line(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+    """`filtered_words` one line at a time, for any ctm (mixed fields, times with more decimals, ``*``)."""
+    found: dict[tuple[str, str], list[tuple[float, float, Shape]]] = {}
     items: list[tuple[float, float, Shape]] = []
     file = channel = None
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            fields = line.split()
-            if not fields or fields[0].startswith(";;"):
-                continue
-            if len(fields) < 5 or fields[2] == "*" or fields[4] in ALT_MARKS:
-                return None
-            conf = len(fields) > 5
-            filtered = known[conf].get(fields[4])
-            if filtered is None:
-                filtered = known[conf][fields[4]] = _filter(fields[4], conf, glm)
-            if filtered is _PRINTED:
-                return None
-            try:
-                begin, duration = float(fields[2]), float(fields[3])
-            except ValueError:
-                return None
-            if fields[0] != file or fields[1] != channel:  # a ctm keeps a conversation's lines together
-                file, channel = fields[0], fields[1]
-                items = found.setdefault((file, channel), [])
-            if filtered.kind == 0:  # printed untouched: the times as written
-                items.append((begin, begin + duration / 2, filtered.items[0]))
-            else:  # retimed, printed "%.3f"
-                at, length = round(begin, 3), round(duration, 3)  # length: of a word that stays one
-                if filtered.kind == 2:
-                    items.append((*_span(at, length, begin, duration, filtered.lengths), filtered.items[0]))
-                elif len(filtered.items) == 1:
-                    items.append((at, at + length / 2, filtered.items[0]))
-                else:
-                    step = duration / len(filtered.items) if filtered.items else duration
-                    length = round(step, 3)
-                    for i, shape in enumerate(filtered.items):
-                        at = round(begin + step * i, 3)
-                        items.append((at, at + length / 2, shape))
+    for fields in rows:
+        if len(fields) < 5 or fields[2] == "*" or fields[4] in ALT_MARKS:
+            return None
+        conf = len(fields) > 5
+        filtered = known[conf].get(fields[4])
+        if filtered is None:
+            filtered = known[conf][fields[4]] = _filter(fields[4], conf, glm)
+        if filtered is _PRINTED:
+            return None
+        try:
+            begin, duration = float(fields[2]), float(fields[3])
+        except ValueError:
+            return None
+        if fields[0] != file or fields[1] != channel:  # a ctm keeps a conversation's lines together
+            file, channel = fields[0], fields[1]
+            items = found.setdefault((file, channel), [])
+        if filtered.kind == 0:  # printed untouched: the times as written
+            items.append((begin, begin + duration / 2, filtered.items[0]))
+        else:  # retimed, printed "%.3f"
+            at, length = round(begin, 3), round(duration, 3)  # length: of a word that stays one
+            if filtered.kind == 2:
+                items.append((*_span(at, length, begin, duration, filtered.lengths), filtered.items[0]))
+            elif len(filtered.items) == 1:
+                items.append((at, at + length / 2, filtered.items[0]))
+            else:
+                step = duration / len(filtered.items) if filtered.items else duration
+                length = round(step, 3)
+                for i, shape in enumerate(filtered.items):
+                    at = round(begin + step * i, 3)
+                    items.append((at, at + length / 2, shape))
     for items in found.values():
         items.sort(key=_by_start)
     return {key: [e[2] for e in items] for key, items in found.items()}, {

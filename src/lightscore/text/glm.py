@@ -23,7 +23,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
@@ -73,7 +72,7 @@ def glm_path(name: str | os.PathLike) -> Path:
     'en20030506.glm'
     """
     if str(name) in GLMS:
-        return Path(str(resources.files("lightscore.text") / "glm" / f"{name}.glm"))
+        return Path(__file__).parent / "glm" / f"{name}.glm"  # package data beside this module
     if not Path(name).is_file():
         raise GlmError(f"GLM {str(name)!r} is neither a file nor one of {', '.join(GLMS)}")
     return Path(name)
