@@ -16,7 +16,7 @@ from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
 from lightscore.text.ctm_words import _by_columns, _line_by_line, filtered_words, shape_text, words_of
-from lightscore.text.glm import GLMS, csrfilt, glm_path, read_glm, rewrite
+from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
 from lightscore.text.hubscr import _hyp_network, filter_ctm_lines, hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Vocabulary, encode, network
 from lightscore.text.sclite_network import MarkupError
@@ -89,6 +89,36 @@ def test_ctm_words_equal_csrfilt(name, batch, tmp_path_factory) -> None:
         # csrfilt's ctm step: spaces around braces, "/" splits alternatives, braces dropped.
         mine = [part.replace("{", " ").replace("}", " ").split() for part in text.split("/")]
         assert [alt for alt in mine if alt] == out.get(f"w{k:03d}", [[]]), word
+
+
+EDGES = ["(", ")", "( um", "x-", "-y", "a-b", "", "   ", "he's-", "(gonna", "uh huh)"]
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize("input_type", ["stm", "trn", "ctm"])
+@settings(max_examples=40, deadline=None)
+@given(batch=st.lists(texts | st.sampled_from(EDGES), min_size=1, max_size=30), dh=st.booleans())
+def test_lines_filtered_together_equal_one_by_one(name: str, input_type: str, batch: list[str], dh: bool) -> None:
+    """`csrfilt_lines` (one `rewrite` over every line) equals `csrfilt` on each line alone, also at lines' edges."""
+    glm = read_glm(glm_path(name))
+    alone = [csrfilt(text, glm, input_type, "ref", delete_hyphens=dh) for text in batch]
+    assert csrfilt_lines(batch, glm, input_type, "ref", delete_hyphens=dh) == alone
+
+
+def test_a_rule_that_eats_a_lines_end_keeps_it_apart(tmp_path: Path) -> None:
+    """A target ending in a hyphen where the line ended: -dh leaves it, as on the line alone."""
+    path = tmp_path / "x.glm"
+    path.write_text(";; comments\n[AB  ] => [X-]\n", encoding="utf-8")
+    glm = read_glm(path)
+    alone = [csrfilt(text, glm, "stm", delete_hyphens=True) for text in ("ab", "cd")]
+    assert csrfilt_lines(["ab", "cd"], glm, "stm", delete_hyphens=True) == alone == ["X-", "CD"]
+
+
+def test_lines_of_a_glm_without_copy_no_hit_are_filtered_one_by_one(tmp_path: Path) -> None:
+    path = tmp_path / "x.glm"
+    path.write_text("* copy_no_hit = 'F'\nab => X\n", encoding="utf-8")
+    glm = read_glm(path)
+    assert csrfilt_lines(["ab cd", "q ab"], glm) == [csrfilt("ab cd", glm), csrfilt("q ab", glm)] == ["X", "X"]
 
 
 def test_rules_and_header(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "glm_path", "read_glm", "rewrite"]
+__all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "csrfilt_lines", "glm_path", "read_glm", "rewrite"]
 
 GLMS = ("en20030506", "en20090415")
 """NIST's English GLMs shipped as package data (RT-03 and RT-04 scoring), usable by name."""
@@ -163,10 +163,11 @@ def _strip_comment(line: str, comment: str) -> str:
 def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
     """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
     fold = not glm.case_sensitive
+    sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
     rules = [
-        r._replace(source=_fold(r.source, fold), left=_fold(r.left, fold), right=_fold(r.right, fold))
+        GlmRule(_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), r.applies_to, r.line)
         for r in glm.rules
-        if r.source and _applies(r.applies_to, input_type, purpose)
+        if r.source and sections[r.applies_to]
     ]
     by_key: dict[str, list[tuple[int, GlmRule]]] = {}
     for order, rule in enumerate(rules):
@@ -327,18 +328,52 @@ def csrfilt(
     >>> csrfilt("he's gonna (um) e-mail", glm, "ctm", "hyp", delete_hyphens=True)
     '{HE IS / HE HAS} GOING TO (%HESITATION) E MAIL'
     """
-    text = " " + " ".join(text.split()) + " "
-    if upcase:
-        text = text.translate(_UPPER)
-    # csrfilt pads every text once more; a ctm word arrives without its own spaces.
+    return csrfilt_lines([text], glm, input_type, purpose, upcase, delete_hyphens)[0]
+
+
+def csrfilt_lines(
+    texts: list[str],
+    glm: Glm,
+    input_type: str = "trn",
+    purpose: str = "",
+    upcase: bool = True,
+    delete_hyphens: bool = False,
+) -> list[str]:
+    """`csrfilt` of every text, as csrfilt filters a file's lines one by one, in a few whole-string steps.
+
+    With ``copy_no_hit`` (every NIST GLM) the texts go through `rewrite` together, one line
+    each: no rule (one line of the GLM) holds a line break, so none matches across one.
+
+    Args:
+        texts: The transcripts, each on one line.
+        glm, input_type, purpose, upcase, delete_hyphens: As for `csrfilt`.
+
+    Returns:
+        The filtered texts.
+
+    >>> csrfilt_lines(["gonna", "uh huh"], read_glm(glm_path("en20030506")), "stm", "ref")
+    ['GOING TO', '%HESITATION %HESITATION']
+    """
+    # csrfilt pads every text twice; a ctm word arrives without its own spaces.
     pad = " " if input_type != "ctm" else ""
-    text = pad + text.replace("(", "( ").replace(")", " )") + pad
-    text = rewrite(text, glm, input_type, purpose)
-    if delete_hyphens and "-" in text:
-        text = _HYPHEN.sub(r"\1 ", text)
-    if "(" not in text and ")" not in text:
-        return " ".join(text.split())
-    while True:  # every word of an (optional phrase) is optional on its own
+    joined = f"{pad} " + f" {pad}\n{pad} ".join([" ".join(text.split()) for text in texts]) + f" {pad}"
+    if upcase:
+        joined = joined.translate(_UPPER)
+    joined = joined.replace("(", "( ").replace(")", " )")
+    if glm.copy_no_hit:
+        joined = rewrite(joined, glm, input_type, purpose)
+    else:  # only the rules' targets are kept: each line on its own, or the lines' ends would be lost
+        joined = "\n".join([rewrite(line, glm, input_type, purpose) for line in joined.split("\n")])
+    if delete_hyphens and "-" in joined:
+        joined = _HYPHEN.sub(r"\1 ", joined)
+    return [
+        _optional_words(line) if "(" in line or ")" in line else " ".join(line.split()) for line in joined.split("\n")
+    ]
+
+
+def _optional_words(text: str) -> str:
+    """csrfilt's last steps on a text with parentheses: each word of an (optional phrase) optional on its own."""
+    while True:
         text, done = _PHRASE.subn(r"\1) ( \2", text, count=1)
         if not done:
             break
@@ -348,6 +383,6 @@ def csrfilt(
 
 # csrfilt's sed lines: a hyphen inside a word (-dh: a fragment's edge hyphen stays), the second word of an
 # (optional phrase), and the spaces inside an optional word's parentheses.
-_HYPHEN = re.compile(r"([^\( ])-(?=[^\) ])")
+_HYPHEN = re.compile(r"([^\( \n])-(?=[^\) \n])")  # a line break: the end of a line of `csrfilt_lines`
 _PHRASE = re.compile(r"(\(\s+[^()\s]+\s+)([^()\s]+)")
 _OPEN, _CLOSE = re.compile(r"\(\s+"), re.compile(r"\s+\)")

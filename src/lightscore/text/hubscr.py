@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from lightscore.text.ctm_words import NUMERIC, Shape, filtered_words, shape_text, words_of
-from lightscore.text.glm import Glm, csrfilt, glm_path, read_glm
+from lightscore.text.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
 from lightscore.text.sclite_case import sclite_fold
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
 from lightscore.text.sclite_markup import count_encoded
@@ -117,10 +117,10 @@ def _scored(
     segments = read_stm(stm)
     fast = None
     if rules is not None:
-        segments = [
-            s if s.text.strip().upper() == IGNORE else s._replace(text=csrfilt(s.text, rules, "stm", "ref", True, True))
-            for s in segments
-        ]
+        scored = [k for k, s in enumerate(segments) if s.text.strip().upper() != IGNORE]
+        texts = csrfilt_lines([segments[k].text for k in scored], rules, "stm", "ref", True, True)
+        for k, text in zip(scored, texts):
+            segments[k] = segments[k]._replace(text=text)
         fast = filtered_words(ctm, rules)
     if fast is None:
         if rules is not None:

@@ -26,11 +26,10 @@ to the cell-by-cell one and to ``sctk sclite``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from lightscore.text.alignment import Pair
 from lightscore.text.sclite_align import sclite_align, sclite_counts
 from lightscore.text.sclite_batch import CHUNK_CELLS, batch_counts
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, network
@@ -49,6 +48,9 @@ from lightscore.text.sclite_network import (
     parse_reference,
     read_words,
 )
+
+if TYPE_CHECKING:  # rapidfuzz, which alignment loads, is not needed to align networks
+    from lightscore.text.alignment import Pair
 
 __all__ = [
     "MarkupCounts",
