@@ -273,28 +273,34 @@ def _walk_back(
 
     ``step(a, b)`` gives every pair's predecessor cell (the back pointers, or the choice read from the costs).
     """
-    every = np.arange(len(a))
-    ref_null, hyp_null = null[ref_words], null[hyp_words]
-    ref_optional, hyp_optional = optional[ref_words], optional[hyp_words]
-    correct = np.zeros(len(a), dtype=np.int64)
-    sub, dele, ins = correct.copy(), correct.copy(), correct.copy()
+    path_a, path_b, before_a, before_b = [], [], [], []  # every pair's cells, one step at a time
     while True:
         live = (a > 0) | (b > 0)
         if not live.any():
             break
-        before_a, before_b = step(a, b)
-        inserted = live & (before_a == a)
-        deleted = live & ~inserted & (before_b == b)
-        diagonal = live & ~inserted & ~deleted
-        word_in = inserted & ~hyp_null[every, b]
-        word_out = deleted & ~ref_null[every, a]
-        matched = diagonal & ~(ref_null[every, a] & hyp_null[every, b])
-        same = matched & (pair[every, a, b] == 0)
-        correct += word_in & hyp_optional[every, b]
-        correct += word_out & ref_optional[every, a]
-        correct += same
-        ins += word_in & ~hyp_optional[every, b]
-        dele += word_out & ~ref_optional[every, a]
-        sub += matched & ~same
-        a, b = np.where(live, before_a, a), np.where(live, before_b, b)
+        step_a, step_b = step(a, b)
+        step_a, step_b = np.where(live, step_a, a), np.where(live, step_b, b)  # a finished pair stays at (0, 0)
+        path_a.append(a)
+        path_b.append(b)
+        before_a.append(step_a)
+        before_b.append(step_b)
+        a, b = step_a, step_b
+    if not path_a:
+        return [(0, 0, 0, 0)] * len(a)
+    a, b, before_a, before_b = map(np.stack, (path_a, path_b, before_a, before_b))  # (step, pair)
+    every = np.arange(a.shape[1])[None, :]
+    live = (a > 0) | (b > 0)
+    inserted = live & (before_a == a)
+    deleted = live & ~inserted & (before_b == b)
+    diagonal = live & ~inserted & ~deleted
+    ref_null, hyp_null = null[ref_words][every, a], null[hyp_words][every, b]
+    ref_optional, hyp_optional = optional[ref_words][every, a], optional[hyp_words][every, b]
+    word_in = inserted & ~hyp_null
+    word_out = deleted & ~ref_null
+    matched = diagonal & ~(ref_null & hyp_null)
+    same = matched & (pair[every, a, b] == 0)
+    correct = (word_in & hyp_optional).sum(0) + (word_out & ref_optional).sum(0) + same.sum(0)
+    ins = (word_in & ~hyp_optional).sum(0)
+    dele = (word_out & ~ref_optional).sum(0)
+    sub = (matched & ~same).sum(0)
     return [(s, d, i, c + s + d) for c, s, d, i in zip(correct.tolist(), sub.tolist(), dele.tolist(), ins.tolist())]

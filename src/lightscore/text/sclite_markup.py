@@ -364,8 +364,9 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
     found: list[MarkupCounts | None] = [None] * len(pairs)
     words = vocabulary.words
     together = []
+    marked = {k for k, word in enumerate(words) if not _is_plain(word)}
     for k, (ref, hyp) in enumerate(pairs):
-        if ref.jumps is None and hyp.jumps is None and all(_is_plain(words[w]) for w in (*ref.words, *hyp.words)):
+        if ref.jumps is None and hyp.jumps is None and marked.isdisjoint(ref.words) and marked.isdisjoint(hyp.words):
             s, d, i = sclite_counts([words[w].key for w in ref.words], [words[w].key for w in hyp.words])
             found[k] = MarkupCounts(s, d, i, len(ref.words))
         elif (len(ref.words) + 1) * (len(hyp.words) + 1) > CHUNK_CELLS:
