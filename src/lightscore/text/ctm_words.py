@@ -79,8 +79,13 @@ def filtered_words(
     return found if found is not None else _line_by_line(rows, glm, known)
 
 
-_PLAIN_TIMES = re.compile(r"(?:\d+(?:\.\d{0,3})? )*\d+(?:\.\d{0,3})?")
-"""Times of at most three decimals: ``round(t, 3)`` is ``t`` itself, as csrfilt reprints them."""
+_IRREGULAR_TIMES = re.compile(r"[^0-9. ]|\.[0-9]*\.|\.[0-9]{4}|(?:^| )\.(?: |$)")
+"""Anything in space-separated times but plain numbers of at most three decimals (for which ``round(t, 3)``
+is ``t`` itself, as csrfilt reprints them): a sign, an exponent, a word, a fourth decimal, a lone dot.
+
+>>> [bool(_IRREGULAR_TIMES.search(times)) for times in ("1 2.5 .25 3. 0.125", "1.0005", "-1", "1e3", "1 . 2", "1.2.3")]
+[False, True, True, True, True, True]
+"""
 
 
 def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
@@ -93,7 +98,7 @@ def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tu
     if width < 5 or set(map(len, rows)) != {width}:
         return None
     files, channels, begins, durations, words = list(zip(*rows))[:5]
-    if not (_PLAIN_TIMES.fullmatch(" ".join(begins)) and _PLAIN_TIMES.fullmatch(" ".join(durations))):
+    if _IRREGULAR_TIMES.search(" ".join(begins)) or _IRREGULAR_TIMES.search(" ".join(durations)):
         return None
     cache = known[width > 5]
     entries = {word: cache.get(word) or cache.setdefault(word, _filter(word, width > 5, glm)) for word in set(words)}

@@ -22,6 +22,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from typing import NamedTuple
 
 from lightscore.text.ctm_words import NUMERIC, Shape, filtered_words, shape_text, words_of
@@ -133,11 +134,24 @@ def _scored(
     else:
         words, midpoints = fast
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
-    # sclite folds whole lines: ids, files and channels too.
-    segments = [s._replace(file=fold(s.file), channel=fold(s.channel), speaker=fold(s.speaker)) for s in segments]
+    segments = _fold_names(segments, fold)
     words = {(fold(f), fold(c)): shapes for (f, c), shapes in words.items()}
     midpoints = {(fold(f), fold(c)): mids for (f, c), mids in midpoints.items()}
     return assign_words(segments, words, midpoints), fold  # type: ignore[arg-type]
+
+
+def _fold_names(segments: list[Segment], fold: Callable[[str], str]) -> list[Segment]:
+    """The segments with their files, channels and speakers folded: sclite folds whole lines, ids too.
+
+    >>> [s.file for s in _fold_names([Segment("F1", "A", "S", 0, 1, "", "x", 1)], str.lower)]
+    ['f1']
+    >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower)]
+    [('f\\x00g', 'a', 's')]
+    """
+    names = fold("\0".join(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments))).split("\0")
+    if len(names) != 3 * len(segments):  # a name holds a NUL: one at a time
+        names = [fold(name) for s in segments for name in (s.file, s.channel, s.speaker)]
+    return [Segment(*names[3 * k : 3 * k + 3], *s[3:]) for k, s in enumerate(segments)]
 
 
 def hubscr_rows(
