@@ -79,13 +79,19 @@ def filtered_words(
     return found if found is not None else _line_by_line(rows, glm, known)
 
 
-_IRREGULAR_TIMES = re.compile(r"[^0-9. ]|\.[0-9]*\.|\.[0-9]{4}|(?:^| )\.(?: |$)")
-"""Anything in space-separated times but plain numbers of at most three decimals (for which ``round(t, 3)``
-is ``t`` itself, as csrfilt reprints them): a sign, an exponent, a word, a fourth decimal, a lone dot.
+_NOT_TIME = re.compile(r"[^0-9. ]")
+_BAD_DECIMALS = re.compile(r"\.(?:[0-9]*\.|[0-9]{4})")
 
->>> [bool(_IRREGULAR_TIMES.search(times)) for times in ("1 2.5 .25 3. 0.125", "1.0005", "-1", "1e3", "1 . 2", "1.2.3")]
-[False, True, True, True, True, True]
-"""
+
+def _irregular(times: str) -> bool:
+    """Whether space-separated times hold anything but plain numbers of at most three decimals (for which
+    ``round(t, 3)`` is ``t`` itself, as csrfilt reprints them): a sign, an exponent, a word, a fourth decimal,
+    a second or a lone dot.
+
+    >>> [_irregular(times) for times in ("1 2.5 .25 3. 0.125", "1.0005", "-1", "1e3", "1 . 2", "1.2.3", ".")]
+    [False, True, True, True, True, True, True]
+    """
+    return bool(_NOT_TIME.search(times) or _BAD_DECIMALS.search(times)) or " . " in f" {times} "
 
 
 def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
@@ -98,14 +104,15 @@ def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tu
     if width < 5 or set(map(len, rows)) != {width}:
         return None
     files, channels, begins, durations, words = list(zip(*rows))[:5]
-    if _IRREGULAR_TIMES.search(" ".join(begins)) or _IRREGULAR_TIMES.search(" ".join(durations)):
+    if _irregular(" ".join(begins)) or _irregular(" ".join(durations)):
         return None
     cache = known[width > 5]
     entries = {word: cache.get(word) or cache.setdefault(word, _filter(word, width > 5, glm)) for word in set(words)}
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
-    keys = {key: k for k, key in enumerate(dict.fromkeys(zip(files, channels)))}
-    line_key = np.fromiter(map(keys.__getitem__, zip(files, channels)), dtype=np.int64, count=len(rows))
+    conversations = list(zip(files, channels))
+    keys = {key: k for k, key in enumerate(dict.fromkeys(conversations))}
+    line_key = np.fromiter(map(keys.__getitem__, conversations), dtype=np.int64, count=len(rows))
     begin = np.array(list(map(float, begins)))
     duration = np.array(list(map(float, durations)))
     table = _WordTable(entries)
