@@ -153,13 +153,16 @@ def _align_chunk(
     keys, gaps, null, optional, fragment = tables
     ref_words, ref_preds, ref_ends = _arcs([ref for ref, _ in chunk])
     hyp_words, hyp_preds, hyp_ends = _arcs([hyp for _, hyp in chunk])
-    pair = _pair_costs(ref_words, hyp_words, vocabulary, keys, null, fragment)
+    equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
     every = np.arange(len(chunk))
-    if by_columns:
+    if by_columns:  # no "@": every substitution costs 0 or 4
         whole = gaps.astype(np.int32)
-        columns = ColumnCosts(pair.astype(np.int32), whole[ref_words], whole[hyp_words], hyp_preds)
+        pair = np.where(equal, np.int32(0), np.int32(4))
+        columns = ColumnCosts(pair, whole[ref_words], whole[hyp_words], hyp_preds)
         cells, step = columns.cells.transpose(1, 2, 0), columns.step
     else:
+        both_null = null[ref_words][:, :, None] & null[hyp_words][:, None, :]
+        pair = np.where(both_null, np.float32(1), np.where(equal, np.float32(0), np.float32(4)))
         cells, back_a, back_b = _programme(pair, gaps[ref_words], gaps[hyp_words], ref_preds, hyp_preds)
 
         def step(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -169,15 +172,13 @@ def _align_chunk(
     return _walk_back(step, a, b, pair, ref_words, hyp_words, null, optional)
 
 
-def _pair_costs(
-    ref_words: np.ndarray,
-    hyp_words: np.ndarray,
-    vocabulary: Vocabulary,
-    keys: np.ndarray,
-    null: np.ndarray,
-    fragment: np.ndarray,
+def _equal_words(
+    ref_words: np.ndarray, hyp_words: np.ndarray, vocabulary: Vocabulary, keys: np.ndarray, fragment: np.ndarray
 ) -> np.ndarray:
-    """Substitution costs per ``(pair, ref arc, hyp arc)``: 0 equal (``-F``: fragments too), 1 ``@``/``@``, else 4."""
+    """Per ``(pair, ref arc, hyp arc)``: whether the words match (``-F``: a fragment, what it may complete).
+
+    The substitution cost is 0 where they match, 1 for ``@`` against ``@``, else 4.
+    """
     equal = keys[ref_words][:, :, None] == keys[hyp_words][:, None, :]
     either = fragment[ref_words][:, :, None] | fragment[hyp_words][:, None, :]
     if either.any():
@@ -190,8 +191,7 @@ def _pair_costs(
             [equal_words(words[c // len(words)], words[c % len(words)]) for c in unique.tolist()], dtype=bool
         )
         equal[i, a, b] = same[inverse]
-    both_null = null[ref_words][:, :, None] & null[hyp_words][:, None, :]
-    return np.where(both_null, np.float32(1), np.where(equal, np.float32(0), np.float32(4))).astype(np.float32)
+    return equal
 
 
 def _first_min(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:

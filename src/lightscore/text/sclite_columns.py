@@ -46,10 +46,15 @@ class ColumnCosts:
         cells[0] = steps
         by_column = np.ascontiguousarray(pair.transpose(2, 0, 1))
         joins = (hyp_preds != hyp_preds[:, :, :1]).any(axis=(0, 2))
-        every = self.every
+        # A predecessor's column of every pair is a block of the flat table: taking whole blocks by
+        # number is several times faster than fancy indexing on (column, pair).
+        blocks = self.blocks = cells.reshape(width * count, rows)
+        starts = hyp_preds * count + self.every[:, None, None]  # (pair, hyp arc, fan-in) -> block
         for b in range(1, width):
-            preds = hyp_preds[:, b]
-            least = cells[preds, every[:, None]].min(axis=1) if joins[b] else cells[preds[:, 0], every]
+            least = blocks.take(starts[:, b, 0], axis=0)
+            if joins[b]:  # a padded slot repeats the first: taking it again changes nothing
+                for slot in range(1, starts.shape[2]):
+                    np.minimum(least, blocks.take(starts[:, b, slot], axis=0), out=least)
             column = least + hyp_gap[:, b, None]  # insertion
             np.minimum(column[:, 1:], least[:, :-1] + by_column[b, :, 1:], out=column[:, 1:])  # or substitution
             column -= steps
@@ -60,7 +65,8 @@ class ColumnCosts:
     def _cheapest(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per pair, the least cost in row ``a`` at the predecessors of hyp arc ``b``, and the first such arc."""
         preds = self.hyp_preds[self.every, b]  # (pair, fan-in)
-        costs = self.cells[preds, self.every[:, None], a[:, None]]
+        rows = self.cells.shape[2]
+        costs = self.cells.reshape(-1).take((preds * len(self.every) + self.every[:, None]) * rows + a[:, None])
         at = np.argmin(costs, axis=1)
         return costs[self.every, at], preds[self.every, at]
 
