@@ -48,7 +48,7 @@ class ColumnCosts:
         joins = (hyp_preds != hyp_preds[:, :, :1]).any(axis=(0, 2))
         # A predecessor's column of every pair is a block of the flat table: taking whole blocks by
         # number is several times faster than fancy indexing on (column, pair).
-        blocks = self.blocks = cells.reshape(width * count, rows)
+        blocks = cells.reshape(width * count, rows)
         starts = hyp_preds * count + self.every[:, None, None]  # (pair, hyp arc, fan-in) -> block
         for b in range(1, width):
             least = blocks.take(starts[:, b, 0], axis=0)
