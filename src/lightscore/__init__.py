@@ -27,18 +27,35 @@ _EXPORTS = {
     "gather_and_merge": "lightscore.core.distributed",
     "measure": "lightscore.offline.stage",
 }
+# ``import lightscore`` then ``lightscore.metrics.WER`` worked while the exports loaded the layers eagerly.
+_PACKAGES = (
+    "analysis",
+    "audio",
+    "cli",
+    "core",
+    "io",
+    "lightning",
+    "metrics",
+    "offline",
+    "report",
+    "scp",
+    "segments",
+    "text",
+)
 
 
 def __getattr__(name: str) -> Any:
-    """Load an export the first time it is asked for.
+    """Load an export, or one of the layers' packages, the first time it is asked for.
 
     Raises:
-        AttributeError: ``name`` is not one of lightscore's exports.
+        AttributeError: ``name`` is neither one of lightscore's exports nor a package of it.
 
     >>> import lightscore
-    >>> lightscore.measure.__module__
-    'lightscore.offline.stage'
+    >>> lightscore.measure.__module__, lightscore.metrics.WER.__name__
+    ('lightscore.offline.stage', 'WER')
     """
+    if name in _PACKAGES:
+        return importlib.import_module(f"lightscore.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'lightscore' has no attribute {name!r}")
