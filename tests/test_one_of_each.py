@@ -16,6 +16,7 @@ import math
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -261,6 +262,25 @@ def test_one_meaning_per_name():
 def test_check_utt_id_refuses_what_a_file_name_cannot_hold(bad):
     with pytest.raises(ValueError, match=r"^hyp\.scp: utterance id .* holds U\+00.. .*at character 2"):
         check_utt_id(bad, "hyp.scp")
+
+
+@settings(max_examples=400, deadline=None)
+@given(name=st.text(st.characters(max_codepoint=0x7F), max_size=6) | st.text(max_size=6))
+def test_names_printable_ascii_takes_a_shortcut_to_the_same_answer(name: str) -> None:
+    """check_name's fast path for printable ASCII accepts exactly what the character-by-character rule accepts."""
+    rule = not (
+        name in ("", ".", "..")
+        or any(c.isspace() for c in name)
+        or "/" in name
+        or "\\" in name
+        or any(unicodedata.category(c) in ("Cc", "Cs") for c in name)
+    )
+    try:
+        check_name(name, "name")
+    except ValueError:
+        assert not rule
+    else:
+        assert rule
 
 
 def test_nul_in_dataset_ids_is_refused_before_a_wav_is_written(tmp_path):
