@@ -19,6 +19,17 @@ from lightscore.core.batch import feed
 from lightscore.metrics.separation import Separation
 
 
+@pytest.fixture(autouse=True)
+def _torch_on_one_thread():
+    """torchmetrics' SDR solves a batch of systems with torch.linalg.solve, which with several threads can fail
+    inside MKL ("Pivots given to lu_solve must all be greater or equal to 1", pytorch/pytorch#142815): the
+    oracle runs on one thread. lightscore's own separation measures use numpy and scipy."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def mixture(sources: int, seed: int, length: int = 4000) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """References, a leaky noisy estimate of them in a shuffled order, the order, and the mixture."""
     rng = np.random.default_rng(seed)
