@@ -141,6 +141,20 @@ def time_scaleout(root: Path, one: str, many: str, ranks: int, repeats: int) -> 
     return times, inside, cpu, results
 
 
+RUN_HEADER = (
+    "| run | wall s | inside the command s | CPU s (all processes) | CPU / wall | RTF (wall) | x real time |"
+    "\n|---|---:|---:|---:|---:|---:|---:|"
+)
+
+
+def run_row(name: str, wall: float, inside: float, used: float, audio_seconds: float) -> str:
+    """One line of `RUN_HEADER`'s table: a run's wall, inside and CPU seconds and its real-time factor."""
+    return (
+        f"| {name} | {wall:.1f} | {inside:.1f} | {used:.1f} | {used / wall:.2f} "
+        f"| {wall / audio_seconds:.4f} | {audio_seconds / wall:.1f} |"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=2000, help="WAV pairs (default: %(default)s)")
@@ -164,16 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = [Row("floor: plain loop of the measures (scaled)", args.pairs, [floor])]
     rows += [Row(name, args.pairs, seconds) for name, seconds in times.items()]
     print(table(rows, baseline=rows[0].method, ratio_label="time / floor"))
-    print(
-        "\n| run | wall s | inside the command s | CPU s (all processes) | CPU / wall | RTF (wall) | x real time |"
-        "\n|---|---:|---:|---:|---:|---:|---:|"
-    )
+    print(f"\n{RUN_HEADER}")
     for name in (one, many):
-        wall, used = statistics.median(times[name]), statistics.median(cpu[name])
-        print(
-            f"| {name} | {wall:.1f} | {statistics.median(inside[name]):.1f} | {used:.1f} | {used / wall:.2f} "
-            f"| {wall / audio_seconds:.4f} | {audio_seconds / wall:.1f} |"
-        )
+        medians = (statistics.median(runs[name]) for runs in (times, inside, cpu))
+        print(run_row(name, *medians, audio_seconds))
     rtf = f"{floor / audio_seconds:.4f} | {audio_seconds / floor:.1f}"
     print(f"| floor (plain loop, no I/O) | {floor:.1f} | | | | {rtf} |")
     speedup = statistics.median(times[one]) / statistics.median(times[many])

@@ -39,7 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import soundfile as sf
-from bench_audio_scaleout import BIN, ONE_THREAD, command, run, time_scaleout
+from bench_audio_scaleout import BIN, ONE_THREAD, RUN_HEADER, command, run, run_row, time_scaleout
 from bench_mos import SENTENCES
 from common import Row, header, python, table, verdict
 from corpus import data_dir
@@ -149,22 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     times, inside, cpu, results = time_scaleout(root, one, many, args.ranks, args.repeats)
     rows = [Row(name, args.files, seconds, unit="files") for name, seconds in times.items()]
     print(table(rows, baseline=one))
-    print(
-        "\n| run | wall s | inside the command s | CPU s (all processes) | CPU / wall | RTF (wall) |"
-        "\n|---|---:|---:|---:|---:|---:|"
-    )
+    print(f"\n{RUN_HEADER}")
     for name in (one, many):
-        wall, used = statistics.median(times[name]), statistics.median(cpu[name])
-        print(
-            f"| {name} | {wall:.1f} | {statistics.median(inside[name]):.1f} | {used:.1f} | {used / wall:.2f} "
-            f"| {wall / audio_seconds:.4f} |"
-        )
+        medians = (statistics.median(runs[name]) for runs in (times, inside, cpu))
+        print(run_row(name, *medians, audio_seconds))
     bound = f"{args.ranks} independent processes at once, 1/{args.ranks} of the files each"
     bound_wall, bound_inside, bound_cpu = at_once(halves(root, args.ranks))
-    print(
-        f"| {bound} | {bound_wall:.1f} | {bound_inside:.1f} | {bound_cpu:.1f} | {bound_cpu / bound_wall:.2f} "
-        f"| {bound_wall / audio_seconds:.4f} |"
-    )
+    print(run_row(bound, bound_wall, bound_inside, bound_cpu, audio_seconds))
     speedup = statistics.median(times[one]) / statistics.median(times[many])
     speedup_inside = statistics.median(inside[one]) / statistics.median(inside[many])
     same = all(text == results[one][0] for text in results[one] + results[many])

@@ -318,13 +318,19 @@ def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_pa
     glm = read_glm(glm_path(name))
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(ctm_lines(random.Random(seed), 400)) + "\n", encoding="utf-8")
-    with open(path, encoding="utf-8") as f:
-        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
     found = filtered_words(path, glm)
     assert found is not None
-    shapes, midpoints = found
-    assert shapes == {key: [words_of(item) for item in items] for key, items in printed.items()}
-    assert midpoints == {key: [item.midpoint for item in items] for key, items in printed.items()}
+    assert found == printed_route(path, glm)
+
+
+def printed_route(path: Path, glm) -> tuple[dict, dict]:
+    """csrfilt's printed ctm lines read back by `read_ctm`: each conversation's words and midpoints."""
+    with open(path, encoding="utf-8") as f:
+        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
+    return (
+        {key: [words_of(item) for item in items] for key, items in printed.items()},
+        {key: [item.midpoint for item in items] for key, items in printed.items()},
+    )
 
 
 @pytest.mark.parametrize("name", GLMS)
@@ -353,10 +359,7 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     columns = _by_columns(rows, glm, ({}, {}))
     assert columns is not None
     assert columns == _line_by_line(rows, glm, ({}, {}))
-    with open(path, encoding="utf-8") as f:
-        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
-    assert columns[0] == {key: [words_of(item) for item in items] for key, items in printed.items()}
-    assert columns[1] == {key: [item.midpoint for item in items] for key, items in printed.items()}
+    assert columns == printed_route(path, glm)
 
 
 def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:

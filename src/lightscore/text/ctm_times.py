@@ -89,7 +89,7 @@ def alternation_times(
     _, latest = split_times(begin, duration, parts, parts - 1)
     midpoint = np.full(lines, -np.inf)
     np.maximum.at(midpoint, line[worded], latest[worded])
-    start = np.full(lines, -np.inf)
-    np.maximum.at(start, line, round3(begin))
+    start = np.empty(lines)
+    start[line] = round3(begin)  # an alternation's alternatives share its line's begin
     empty = midpoint == -np.inf
     return np.where(empty, 0.0, start), np.where(empty, 0.0, midpoint)
