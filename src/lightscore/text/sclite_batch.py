@@ -153,15 +153,14 @@ def _align_chunk(
     keys, gaps, null, optional, fragment = tables
     ref_words, ref_preds, ref_ends = _arcs([ref for ref, _ in chunk])
     hyp_words, hyp_preds, hyp_ends = _arcs([hyp for _, hyp in chunk])
+    equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
     every = np.arange(len(chunk))
-    if by_columns:  # no "@": every substitution costs 0 or 4; laid out by hypothesis arc, as the columns read it
+    if by_columns:  # no "@": every substitution costs 0 or 4
         whole = gaps.astype(np.int32)
-        equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment, by_column=True)
-        pair = np.where(equal, np.int32(0), np.int32(4)).transpose(1, 2, 0)
+        pair = np.where(equal, np.int32(0), np.int32(4))
         columns = ColumnCosts(pair, whole[ref_words], whole[hyp_words], hyp_preds)
         cells, step = columns.cells.transpose(1, 2, 0), columns.step
     else:
-        equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
         both_null = null[ref_words][:, :, None] & null[hyp_words][:, None, :]
         pair = np.where(both_null, np.float32(1), np.where(equal, np.float32(0), np.float32(4)))
         cells, back_a, back_b = _programme(pair, gaps[ref_words], gaps[hyp_words], ref_preds, hyp_preds)
@@ -174,32 +173,16 @@ def _align_chunk(
 
 
 def _equal_words(
-    ref_words: np.ndarray,
-    hyp_words: np.ndarray,
-    vocabulary: Vocabulary,
-    keys: np.ndarray,
-    fragment: np.ndarray,
-    by_column: bool = False,
+    ref_words: np.ndarray, hyp_words: np.ndarray, vocabulary: Vocabulary, keys: np.ndarray, fragment: np.ndarray
 ) -> np.ndarray:
-    """Per ``(pair, ref arc, hyp arc)``, or ``(hyp arc, pair, ref arc)`` ``by_column``: whether the words match
-    (``-F``: a fragment and what it may complete).
+    """Per ``(pair, ref arc, hyp arc)``: whether the words match (``-F``: a fragment, what it may complete).
 
     The substitution cost is 0 where they match, 1 for ``@`` against ``@``, else 4.
     """
-
-    def table(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # ref side, hyp side, broadcastable
-        if by_column:
-            return values[ref_words][None, :, :], values[hyp_words].T[:, :, None]
-        return values[ref_words][:, :, None], values[hyp_words][:, None, :]
-
-    ref_keys, hyp_keys = table(keys)
-    equal = ref_keys == hyp_keys
-    ref_fragments, hyp_fragments = table(fragment)
-    either = ref_fragments | hyp_fragments
+    equal = keys[ref_words][:, :, None] == keys[hyp_words][:, None, :]
+    either = fragment[ref_words][:, :, None] | fragment[hyp_words][:, None, :]
     if either.any():
         i, a, b = np.nonzero(either)
-        if by_column:
-            b, i, a = i, a, b
         ref_ids, hyp_ids = ref_words[i, a], hyp_words[i, b]
         codes = ref_ids * len(vocabulary.words) + hyp_ids
         unique, inverse = np.unique(codes, return_inverse=True)
@@ -207,7 +190,7 @@ def _equal_words(
         same = np.array(
             [equal_words(words[c // len(words)], words[c % len(words)]) for c in unique.tolist()], dtype=bool
         )
-        equal[(b, i, a) if by_column else (i, a, b)] = same[inverse]
+        equal[i, a, b] = same[inverse]
     return equal
 
 
