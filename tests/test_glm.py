@@ -15,7 +15,7 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text.ctm_words import _by_columns, _line_by_line, filtered_words, shape_text, words_of
+from lightscore.text.ctm_words import _by_columns, _columns, _line_by_line, filtered_words, shape_text, words_of
 from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
 from lightscore.text.hubscr import _hyp_network, filter_ctm_lines, hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Vocabulary, encode, network
@@ -356,16 +356,33 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = [line.split() for line in lines[1:]]
-    columns = _by_columns(rows, glm, ({}, {}))
-    assert columns is not None
-    assert columns == _line_by_line(rows, glm, ({}, {}))
-    assert columns == printed_route(path, glm)
+    found = _by_columns(_columns(path.read_text(encoding="utf-8")), glm, ({}, {}))
+    assert found is not None
+    assert found == _line_by_line(rows, glm, ({}, {}))
+    assert found == printed_route(path, glm)
 
 
 def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
     glm = read_glm(glm_path("en20030506"))
-    assert _by_columns([["f", "A", "1.0005", "0.5", "gonna", "1"]], glm, ({}, {})) is None
-    assert _by_columns([["f", "A", "1", "0.5", "a", "1"], ["f", "A", "2", "0.5", "b"]], glm, ({}, {})) is None
+    assert _by_columns([["f"], ["A"], ["1.0005"], ["0.5"], ["gonna"], ["1"]], glm, ({}, {})) is None
+    assert _by_columns([["f"], ["A"], ["1"], ["0.5"]], glm, ({}, {})) is None
+
+
+ctm_fields = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)
+ctm_gaps = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c", "\x1f", "\xa0", "\u3000", "\u2028"])
+
+
+@given(st.lists(st.tuples(st.lists(ctm_fields, max_size=7), ctm_gaps, st.sampled_from(["", ";;"])), max_size=12))
+def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], str, str]]) -> None:
+    """`_columns` of a text is its lines' fields (blank and ``;;`` lines left out) column by column, or None
+    when the lines' numbers of fields differ, whatever ASCII whitespace separates them (the line reader's
+    `split`); a text with other whitespace may be left to the line reader (None)."""
+    text = "\n".join(mark + gap.join(fields) for fields, gap, mark in lines)
+    rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
+    widths = {len(fields) for fields in rows}
+    expected = [list(column) for column in zip(*rows)] if len(widths) == 1 else None
+    found = _columns(text)
+    assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
 
 
 def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:

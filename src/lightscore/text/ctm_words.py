@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from itertools import chain
+from operator import ne
 from typing import NamedTuple
 
 import numpy as np
@@ -73,10 +74,51 @@ def filtered_words(
         route gives its result and its errors.
     """
     with open(path, encoding="utf-8") as f:
-        rows = [fields for fields in map(str.split, f) if fields and not fields[0].startswith(";;")]
+        text = f.read()
     known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
-    found = _by_columns(rows, glm, known)
-    return found if found is not None else _line_by_line(rows, glm, known)
+    columns = _columns(text)
+    found = _by_columns(columns, glm, known) if columns is not None else None
+    if found is not None:
+        return found
+    rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
+    return _line_by_line(rows, glm, known)
+
+
+# The characters str.split() splits at: these ASCII ones, and (tested on the text) the others.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _columns(text: str) -> list[list[str]] | None:
+    """The ctm's fields by column, when every line that is not blank or a ``;;`` comment has as many (else None).
+
+    One ``split`` of the whole text; the bytes tell which line each field is on.
+
+    >>> _columns(";; c\\nf A 1 2 x\\n\\nf B 3 4 y\\n")
+    [['f', 'f'], ['A', 'B'], ['1', '3'], ['2', '4'], ['x', 'y']]
+    >>> _columns("f A 1 2 x\\nf B 3 4 y 0.5\\n") is None
+    True
+    """
+    tokens = text.split()
+    if not tokens or (not text.isascii() and _OTHER_SPACE.search(text)):
+        return None
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    space = _ASCII_SPACE[raw]
+    first_byte = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # where each field starts
+    line = np.cumsum(raw == 10)[first_byte]
+    opens = np.concatenate(([True], line[1:] != line[:-1]))  # a line's first field
+    comment = opens & (raw[first_byte] == 59) & (raw[np.minimum(first_byte + 1, len(raw) - 1)] == 59)
+    comment &= first_byte + 1 < len(raw)
+    counts = np.diff(np.flatnonzero(np.concatenate((opens, [True]))))
+    kept = counts[~comment[opens]]
+    if not len(kept) or (kept != kept[0]).any():
+        return None
+    if comment.any():
+        dropped = np.repeat(comment[opens], counts)
+        tokens = [token for token, out in zip(tokens, dropped.tolist()) if not out]
+    width = int(kept[0])
+    return [tokens[k::width] for k in range(width)]
 
 
 _NOT_TIME = re.compile(r"[^0-9. ]")
@@ -94,29 +136,30 @@ def _irregular(times: str) -> bool:
     return bool(_NOT_TIME.search(times) or _BAD_DECIMALS.search(times)) or " . " in f" {times} "
 
 
-def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
-    """`filtered_words` for the common ctm, in numpy: None unless every line has the same fields and plain times.
+def _by_columns(columns: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+    """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
     or one alternation), timed by `lightscore.text.ctm_times` for all lines at once.
+
+    Args:
+        columns: The fields by column (`_columns`).
+        glm, known: The GLM, and the words filtered so far (without and with a confidence field).
     """
-    width = len(rows[0]) if rows else 0
-    if width < 5 or set(map(len, rows)) != {width}:
+    if len(columns) < 5:
         return None
-    files, channels, begins, durations, words = list(zip(*rows))[:5]
+    files, channels, begins, durations, words = columns[:5]
     if _irregular(" ".join(begins)) or _irregular(" ".join(durations)):
         return None
-    cache = known[width > 5]
-    entries = {word: cache.get(word) or cache.setdefault(word, _filter(word, width > 5, glm)) for word in set(words)}
+    cache = known[len(columns) > 5]
+    entries = {w: cache.get(w) or cache.setdefault(w, _filter(w, len(columns) > 5, glm)) for w in set(words)}
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
-    conversations = list(zip(files, channels))
-    keys = {key: k for k, key in enumerate(dict.fromkeys(conversations))}
-    line_key = np.fromiter(map(keys.__getitem__, conversations), dtype=np.int64, count=len(rows))
-    begin = np.array(list(map(float, begins)))
-    duration = np.array(list(map(float, durations)))
+    keys, line_key = _conversations(files, channels)
+    begin = np.array(begins, dtype=np.float64)
+    duration = np.array(durations, dtype=np.float64)
     table = _WordTable(entries)
-    word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(rows))
+    word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(words))
     line, sub = _expanded(table.items[word])
     start, midpoint = split_times(begin[line], duration[line], np.maximum(table.items[word][line], 1), sub)
     alternated = table.alternated[word[line]]
@@ -130,6 +173,23 @@ def _by_columns(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tu
         {key: shapes[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
         {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
     )
+
+
+def _conversations(files: list[str], channels: list[str]) -> tuple[dict[tuple[str, str], int], np.ndarray]:
+    """Each ``(file, channel)`` numbered in order of appearance, and every line's number.
+
+    A ctm keeps a conversation's lines together, so only the first line of each run is looked up.
+
+    >>> _conversations(["a", "a", "b", "a"], ["1", "1", "1", "1"])
+    ({('a', '1'): 0, ('b', '1'): 1}, array([0, 0, 1, 0]))
+    """
+    changed = np.fromiter(map(ne, files[1:], files[:-1]), dtype=bool, count=len(files) - 1)
+    changed |= np.fromiter(map(ne, channels[1:], channels[:-1]), dtype=bool, count=len(files) - 1)
+    starts = [0, *(np.flatnonzero(changed) + 1).tolist()]
+    runs = [(files[k], channels[k]) for k in starts]
+    keys = {key: k for k, key in enumerate(dict.fromkeys(runs))}
+    lengths = np.diff([*starts, len(files)])
+    return keys, np.repeat(np.array([keys[key] for key in runs], dtype=np.int64), lengths)
 
 
 class _WordTable:
