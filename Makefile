@@ -13,6 +13,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
+	$(PY) -m compileall -q src  # bytecode, as pip compiles an installed package (an editable one it does not)
 	touch $(STAMP)
 
 # The whole suite, slow end-to-end runs included, on 2 workers (the multi-process tests pick free ports).

@@ -247,6 +247,24 @@ def test_command_line_scores_stm_ctm_as_sctk_hubscr(tmp_path: Path, capsys) -> N
     assert "trn and stm/ctm input is scored by wer" in capsys.readouterr().err
 
 
+def test_command_line_counts_stm_ctm_as_its_scp_files_do(tmp_path: Path, capsys) -> None:
+    """``lightscore score REF.stm HYP.ctm`` adds hubscr's counts to the metric without writing SCP files: it
+    prints what the route through the files prints (taken here for ``--alignment``), interval and all."""
+    from lightscore.cli.parser import main
+
+    stm, ctm = conversation(6)
+    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
+    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    command = ["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.ctm"), "--glm", "en20090415", "--ci", "0.9"]
+    capsys.readouterr()
+    assert main(command) == 0
+    direct = capsys.readouterr().out
+    assert main([*command, "--alignment", str(tmp_path / "aligned")]) == 0
+    through_files = capsys.readouterr().out
+    assert through_files == direct + f"alignment: {tmp_path / 'aligned'}\n"
+    assert "90% interval: [" in direct and "utterances: " in direct
+
+
 def cursor_rewrite(text: str, glm, input_type: str, purpose: str) -> str:
     """rfilter1 as GLMRules.txt describes it, character by character: every rule tried at every position."""
     fold = (lambda t: t.translate({c: c - 32 for c in range(97, 123)})) if not glm.case_sensitive else (lambda t: t)

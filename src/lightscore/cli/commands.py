@@ -85,9 +85,9 @@ def run_score(args: argparse.Namespace) -> int:
         return run_translation_score(args)
     if args.metric in MEETING_METRICS:
         return run_meeting_score(args)
-    from lightscore.text.alignment import kaldi_summary
-
     options = _metric_options(args)
+    if _counts_segments(args, options):
+        return _score_segments(args, options)
     prepared = _sclite_inputs(args, options)
     regular = check_inputs({"REF": args.ref, "HYP": args.hyp}, _rereads(args))
     report = args.report is not None
@@ -104,20 +104,49 @@ def run_score(args: argparse.Namespace) -> int:
         raise
     if bar is not None:
         bar.close()
-    print(kaldi_summary(name, result))
-    print(f"{name} {result[name]}")
-    print(f"settings: {metric.settings()}")
-    if prepared:
-        print(f"input: {prepared}")
-    print(f"utterances: {result[f'{name}_utts']}, with errors: {result[f'{name}_utt_err']:.2f}%")
-    if args.ci is not None:
-        print(f"{args.ci:.0%} interval: [{result[f'{name}_ci_low']:.2f}, {result[f'{name}_ci_high']:.2f}]")
+    _print_score(metric, result, prepared, args.ci)
     for folder in dict.fromkeys(d for d in (args.alignment, args.report) if d):
         metric.reports = folder == args.report  # the alignment folder gets the alignment alone
         _write_artifacts(metric, data, folder)
         print(f"{'report' if folder == args.report else 'alignment'}: {folder}")
     if report:
         _print_report_tables(metric, args.report)
+    return 0
+
+
+def _print_score(metric: Any, result: Mapping[str, Any], prepared: str, ci: float | None) -> None:
+    """The lines ``lightscore score`` prints: Kaldi's summary, the rate, its settings, input, utterances, interval."""
+    from lightscore.text.alignment import kaldi_summary
+
+    name = metric.name
+    print(kaldi_summary(name, result))
+    print(f"{name} {result[name]}")
+    print(f"settings: {metric.settings()}")
+    if prepared:
+        print(f"input: {prepared}")
+    print(f"utterances: {result[f'{name}_utts']}, with errors: {result[f'{name}_utt_err']:.2f}%")
+    if ci is not None:
+        print(f"{ci:.0%} interval: [{result[f'{name}_ci_low']:.2f}, {result[f'{name}_ci_high']:.2f}]")
+
+
+def _counts_segments(args: argparse.Namespace, options: Mapping[str, Any]) -> bool:
+    """Whether an stm/ctm pair can be scored from hubscr's counts alone: no file to write, nothing that reads texts."""
+    from lightscore.offline.sclite_inputs import counts_directly, input_format
+
+    if args.alignment or args.report:
+        return False
+    return input_format(args.ref, args.hyp, args.format) == "stm" and counts_directly(options)
+
+
+def _score_segments(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    """``lightscore score REF.stm HYP.ctm``: hubscr's counts straight into the metric (no SCP files)."""
+    from lightscore.offline.compare import metric_by_name
+    from lightscore.offline.sclite_inputs import FORMAT_OPTIONS, score_segments
+
+    options.update({key: value for key, value in FORMAT_OPTIONS["stm"].items() if key != "case"})
+    metric = metric_by_name(**options)
+    prepared = score_segments(metric, args.ref, args.hyp, args.glm)
+    _print_score(metric, metric.compute(), prepared, args.ci)
     return 0
 
 

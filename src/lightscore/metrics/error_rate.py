@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,14 +86,36 @@ class WER(ErrorRate):
         from lightscore.text.sclite_markup import count_markup_pairs
 
         found = count_markup_pairs(ref, hyp, self.optional_deletable, self.fragments)
+        return self._recorded([(u, c.sub, c.dele, c.ins, c.ref_len) for u, c in zip(utt_ids or [""] * len(ref), found)])
+
+    def add_counts(self, counts: Iterable[tuple[str, int, int, int, int]]) -> None:
+        """Add counts made elsewhere, ``(utt_id, S, D, I, ref_len)`` per utterance, as `update` adds its own.
+
+        `lightscore.text.hubscr.hubscr` counts an stm/ctm pair's segments straight from the files;
+        added here, they give the numbers of those segments' texts scored with ``markup=True``
+        (`lightscore.offline.sclite_inputs.score_segments`).
+
+        Args:
+            counts: One ``(utt_id, sub, dele, ins, ref_len)`` per utterance.
+
+        >>> m = WER(markup=True, aligner="sclite", per_utterance=True)
+        >>> m.add_counts([("s-000", 1, 0, 1, 4), ("s-001", 0, 0, 0, 2)])
+        >>> m.compute()["WER"], m.compute()["WER_utt_err"], m.utterance_counts[0]
+        (33.33333333333333, 50.0, ('s-000', 1, 0, 1, 4))
+        """
+        records = list(counts)
+        self._add_totals(self._recorded(records), len(records))
+
+    def _recorded(self, records: list[tuple[str, int, int, int, int]]) -> tuple[int, int, int, int, int]:
+        """Keep per-utterance ``records`` (with ``per_utterance``); their ``(S, D, I, ref_len, with an error)``."""
         if self.per_utterance:
-            self.utterance_counts.extend((u, c.sub, c.dele, c.ins, c.ref_len) for u, c in zip(utt_ids, found))
+            self.utterance_counts.extend(records)
         return (
-            sum(c.sub for c in found),
-            sum(c.dele for c in found),
-            sum(c.ins for c in found),
-            sum(c.ref_len for c in found),
-            sum(bool(c.sub or c.dele or c.ins) for c in found),
+            sum(r[1] for r in records),
+            sum(r[2] for r in records),
+            sum(r[3] for r in records),
+            sum(r[4] for r in records),
+            sum(bool(r[1] or r[2] or r[3]) for r in records),
         )
 
     def _tokenizer_settings(self) -> list[str]:

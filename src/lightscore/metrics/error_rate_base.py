@@ -199,13 +199,17 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         totals = self._count_batch(ref, hyp, utt_id)
         if self.group_by is not None:
             self._count_groups(ref, hyp, group[self.group_by])
+        self._add_totals(totals, len(ref))
+
+    def _add_totals(self, totals: tuple[int, int, int, int, int], utterances: int) -> None:
+        """Add ``(S, D, I, ref_len, utterances with an error)`` of ``utterances`` utterances to the state."""
         s, d, i, ref_len, errors = totals
         self.substitutions += s
         self.deletions += d
         self.insertions += i
         self.hits += ref_len - s - d
         self.ref_len += ref_len
-        self.utterances += len(ref)
+        self.utterances += utterances
         self.error_utterances += errors
 
     def _count_batch(

@@ -252,9 +252,7 @@ class TranslationEditRate(TranslationMetric):
         from lightscore.analysis.bootstrap import percentile_interval, resampled_sums
 
         rows = np.array([row[1:] for row in self._rows()], dtype=np.float64)
-        sums = resampled_sums(
-            np.stack([rows[:, 0], rows[:, 1] / rows[:, 2]]), None, self.ci, self.bootstrap, self.seed
-        )
+        sums = resampled_sums(np.stack([rows[:, 0], rows[:, 1] / rows[:, 2]]), None, self.ci, self.bootstrap, self.seed)
         return percentile_interval(np.array([ter_score(e, length) for e, length in sums.T]), self.ci)
 
     def _badness(self, score: float, stats: np.ndarray) -> int:

@@ -18,13 +18,22 @@ metrics YAML can both bind these SCP files.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from lightscore.scp import write_scp
 from lightscore.text.trn import SCLITE_FORMATS, TrnError, read_trn
 
-__all__ = ["FORMAT_OPTIONS", "SCLITE_FORMATS", "SCliteInputs", "input_format", "sclite_scps"]
+__all__ = [
+    "FORMAT_OPTIONS",
+    "SCLITE_FORMATS",
+    "SCliteInputs",
+    "counts_directly",
+    "input_format",
+    "score_segments",
+    "sclite_scps",
+]
 
 FORMAT_OPTIONS: dict[str, dict[str, Any]] = {
     "trn": {"markup": True, "aligner": "sclite"},
@@ -116,7 +125,54 @@ def sclite_scps(
     scp_hyp = write_scp(out / "hyp.scp", ((s.utt_id, s.hyp) for s in segments))
     utt2spk = write_scp(out / "utt2spk", ((s.utt_id, s.speaker) for s in segments))
     options = dict(FORMAT_OPTIONS["stm"])
-    return SCliteInputs(scp_ref, scp_hyp, utt2spk, options, f"stm/ctm as hubscr: {_glm_note(glm)}, words by midpoint")
+    return SCliteInputs(scp_ref, scp_hyp, utt2spk, options, _stm_note(glm))
+
+
+def counts_directly(options: Mapping[str, Any]) -> bool:
+    """Whether `score_segments` gives what `sclite_scps`' files give with these `lightscore.metrics.WER` options.
+
+    It does when the texts would be scored as hubscr leaves them: the word error rate, no
+    normalizer, substitutions or fillers, case folded as sclite folds (A-Z) or not at all, and no
+    speakers to read (a whole-speaker bootstrap or a given ``utt2spk`` reads an ``utt2spk`` file).
+
+    >>> counts_directly({"metric": "wer", "case": None, "normalize": "none"})
+    True
+    >>> counts_directly({"metric": "wer", "case": "fold", "normalize": "none"})
+    False
+    """
+    return (
+        options.get("metric", "wer") == "wer"
+        and options.get("case") in (None, "sclite", "sensitive")
+        and options.get("normalize", "none") == "none"
+        and not any(options.get(key) for key in ("substitutions", "fillers", "block_bootstrap", "utt2spk"))
+    )
+
+
+def score_segments(metric: Any, ref: str | os.PathLike, hyp: str | os.PathLike, glm: str | os.PathLike | None) -> str:
+    """Score an stm reference and a ctm hypothesis as hubscr does straight into ``metric``, without SCP files.
+
+    Args:
+        metric: A `lightscore.metrics.WER` with ``FORMAT_OPTIONS["stm"]`` and options `counts_directly` takes.
+        ref: The stm reference.
+        hyp: The ctm hypothesis.
+        glm: A GLM by name or path, or None.
+
+    Returns:
+        How the input was made, as `sclite_scps` says it.
+
+    Raises:
+        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+    """
+    from lightscore.text.hubscr import hubscr
+
+    found = hubscr(ref, hyp, glm, optional_deletable=metric.optional_deletable, fragments=metric.fragments)
+    metric.add_counts((c.utt_id, c.sub, c.dele, c.ins, c.ref_len) for c in found)
+    return _stm_note(glm)
+
+
+def _stm_note(glm: str | os.PathLike | None) -> str:
+    return f"stm/ctm as hubscr: {_glm_note(glm)}, words by midpoint"
 
 
 def _glm_note(glm: str | os.PathLike | None) -> str:
