@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from itertools import chain
 from operator import ne
 from typing import NamedTuple
@@ -22,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lightscore.text.ctm_times import alternation_times, split_times
-from lightscore.text.glm import Glm, csrfilt
+from lightscore.text.glm import Glm, csrfilt_lines
 from lightscore.text.stm_ctm import CtmItem
 
 __all__ = ["ALT_MARKS", "NUMERIC", "Shape", "filtered_words", "shape_text", "words_of"]
@@ -44,9 +45,18 @@ class _Filtered(NamedTuple):
 _PRINTED = _Filtered(-1, (), ())  # csrfilt writes something sclite would read as markup: the printed route
 
 
-def _filter(word: str, conf: bool, glm: Glm) -> _Filtered:
-    """`lightscore.text.hubscr.filter_ctm_lines`'s reading of one word (with or without a confidence field)."""
-    words = csrfilt(word, glm, "ctm", "hyp", delete_hyphens=True).replace("{", " { ").replace("}", " } ").split()
+def _filter_all(words: Iterable[str], conf: bool, glm: Glm, known: dict[str, _Filtered]) -> None:
+    """Every word not yet ``known`` through csrfilt, all together (one line each, as csrfilt takes a word's
+    line on its own: no GLM rule holds a line break), read as `_read` reads it."""
+    new = [word for word in dict.fromkeys(words) if word not in known]
+    for word, text in zip(new, csrfilt_lines(new, glm, "ctm", "hyp", delete_hyphens=True) if new else ()):
+        known[word] = _read(text, conf)
+
+
+def _read(text: str, conf: bool) -> _Filtered:
+    """`lightscore.text.hubscr.filter_ctm_lines`'s reading of what csrfilt made of a word (of a line with or
+    without a confidence field)."""
+    words = text.replace("{", " { ").replace("}", " } ").split()
     if not conf and len(words) == 1:
         return _PRINTED if words[0] in ALT_MARKS else _Filtered(0, (((words[0],),),), ())
     if not conf and words and NUMERIC.match(words[-1]):
@@ -152,7 +162,9 @@ def _by_columns(columns: list[list[str]], glm: Glm, known: tuple[dict, dict]) ->
     if _irregular(" ".join(begins)) or _irregular(" ".join(durations)):
         return None
     cache = known[len(columns) > 5]
-    entries = {w: cache.get(w) or cache.setdefault(w, _filter(w, len(columns) > 5, glm)) for w in set(words)}
+    distinct = set(words)
+    _filter_all(distinct, len(columns) > 5, glm, cache)
+    entries = {word: cache[word] for word in distinct}
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
     keys, line_key = _conversations(files, channels)
@@ -232,13 +244,14 @@ def _line_by_line(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> 
     found: dict[tuple[str, str], list[tuple[float, float, Shape]]] = {}
     items: list[tuple[float, float, Shape]] = []
     file = channel = None
+    for conf in (False, True):
+        _filter_all(
+            [fields[4] for fields in rows if len(fields) >= 5 and (len(fields) > 5) == conf], conf, glm, known[conf]
+        )
     for fields in rows:
         if len(fields) < 5 or fields[2] == "*" or fields[4] in ALT_MARKS:
             return None
-        conf = len(fields) > 5
-        filtered = known[conf].get(fields[4])
-        if filtered is None:
-            filtered = known[conf][fields[4]] = _filter(fields[4], conf, glm)
+        filtered = known[len(fields) > 5][fields[4]]
         if filtered is _PRINTED:
             return None
         try:

@@ -277,9 +277,12 @@ class _Rules:
         if found is None and not word:
             found = known[word] = _NOTHING
         if found is None:
-            tail = " " if followed else ""
-            inside = [(k, _possible(self.anywhere, word[k:] + tail, followed)) for k in range(len(word))]
-            found = (_possible(self.index, word + tail, followed), [inside[0]] + [e for e in inside[1:] if e[1]])
+            tail, keys = (" " if followed else ""), self.anywhere
+            rest = word + tail
+            # Only where a rule's source begins with the characters there can a rule match.
+            offsets = [k for k in range(1, len(word)) if rest[k : k + 2] in keys or rest[k] in keys]
+            inside = [(k, _possible(keys, rest[k:], followed)) for k in [0, *offsets]]
+            found = (_possible(self.index, rest, followed), [inside[0]] + [e for e in inside[1:] if e[1]])
             known[word] = _NOTHING if not found[0] and len(found[1]) == 1 and not found[1][0][1] else found
         return known[word]
 
