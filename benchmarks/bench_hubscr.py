@@ -1,9 +1,11 @@
 """lightscore's stm/ctm/GLM scoring (`lightscore.text.hubscr.hubscr`) against ``sctk hubscr`` on the same triple.
 
-    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 3]
+    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 3] [--everyday 0.9]
 
 A generated conversation corpus (several files, two channels, ignored regions,
-words NIST's GLM rewrites and words it turns into alternations) is scored
+words NIST's GLM rewrites and words it turns into alternations; with
+``--everyday S`` that share of the words from a 5,000-word Zipf vocabulary no
+GLM rule touches, closer to real conversations) is scored
 whole-process: ``sctk hubscr -V -l english -h hub5`` (csrfilt on both sides,
 then ``sclite -F -D``; ``-V`` because hubscr's transcript validators refuse some
 of the GLM's own outputs), a fresh interpreter calling ``hubscr``, and the
@@ -11,7 +13,7 @@ command ``lightscore score ref.stm hyp.ctm --glm``. The totals (every segment's
 C, S, D, I from sclite's ``.pra``, summed) must be identical; a mismatch exits
 with status 1. Target: 10x faster. lightscore's modules are compiled to bytecode
 first, as an installed package's are.
-The two are timed in turn, ``--repeats`` times, and compared by their medians; the
+The three are timed in turn, ``--repeats`` times, and compared by their medians; the
 load average is printed before and after (the ratio means little on a busy machine).
 """
 
@@ -26,22 +28,40 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import accumulate
 from pathlib import Path
 
 from common import Row, compile_bytecode, header, python, table, verdict
+from corpus import vocabulary as everyday_words
 
 from lightscore.text.glm import glm_path, read_glm
 
 GLM = "en20030506"
 
 
-def corpus(segments: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
-    """Write ``ref.stm`` and ``hyp.ctm`` with about ``segments`` reference segments."""
+def corpus(segments: int, folder: Path, seed: int = 0, everyday: float = 0.0) -> tuple[Path, Path]:
+    """Write ``ref.stm`` and ``hyp.ctm`` with about ``segments`` reference segments.
+
+    ``everyday``: the share of words drawn instead from `corpus.vocabulary` (5,000 words, Zipf
+    frequencies), words no GLM rule touches; 0 leaves every word one NIST's GLM rewrites, a
+    hesitation, a fragment or an optional word (a stress test of the GLM and the networks).
+    """
     rng = random.Random(seed)
     # hubscr's validators take letters, apostrophes and inner hyphens only.
     rules = read_glm(glm_path(GLM)).rules
     rule_words = sorted({w for r in rules for w in r.source.split() if re.fullmatch(r"[A-Za-z']+", w)})
     vocabulary = rng.sample(rule_words, 200) + ["uh-huh", "e-mail", "wor-", "(um)", "yes", "the", "a", "and"] * 20
+    common = everyday_words()
+    weights = list(accumulate(1 / rank for rank in range(1, len(common) + 1)))
+
+    def pick() -> str:
+        if everyday and rng.random() < everyday:
+            return rng.choices(common, cum_weights=weights)[0]
+        return rng.choice(vocabulary)
+
+    def picks(k: int) -> list[str]:  # without everyday words: distinct GLM words, as this corpus always drew them
+        return [pick() for _ in range(k)] if everyday else rng.sample(vocabulary, k)
+
     stm, ctm = [";; generated"], []
     per_channel = 50
     for index in range(max(1, segments // (2 * per_channel))):
@@ -49,12 +69,12 @@ def corpus(segments: int, folder: Path, seed: int = 0) -> tuple[Path, Path]:
             time_ = 0.0
             for _ in range(per_channel):
                 begin, end = time_, time_ + rng.uniform(1.0, 6.0)
-                text = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(3, 14)))
+                text = " ".join(pick() for _ in range(rng.randint(3, 14)))
                 if rng.random() < 0.03:
                     text = "IGNORE_TIME_SEGMENT_IN_SCORING"
                 stm.append(f"file{index:04d} {channel} spk{index:04d}{channel} {begin:.2f} {end:.2f} {text}")
-                said = text.split() if not text.startswith("IGNORE") else rng.sample(vocabulary, 3)
-                words = [w.strip("()") for w in said if rng.random() < 0.85] + rng.sample(vocabulary, 1)
+                said = text.split() if not text.startswith("IGNORE") else picks(3)
+                words = [w.strip("()") for w in said if rng.random() < 0.85] + picks(1)
                 step = (end - begin) / len(words)
                 ctm += [
                     f"file{index:04d} {channel} {begin + k * step:.2f} {step * 0.9:.2f} {w} 0.9"
@@ -120,14 +140,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--segments", type=int, default=4000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--everyday", type=float, default=0.0, help="share of words no GLM rule touches (default 0: all GLM words)"
+    )
     args = parser.parse_args()
-    header(f"stm/ctm/GLM scoring against sctk hubscr ({args.segments:,} segments, GLM {GLM})")
+    words = f", {args.everyday:.0%} everyday words" if args.everyday else ", every word a GLM word"
+    header(f"stm/ctm/GLM scoring against sctk hubscr ({args.segments:,} segments{words}, GLM {GLM})")
     if shutil.which("sctk") is None:
         print("sctk is not on PATH: nothing to compare\n")
         return 0
     compile_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
-        stm, ctm = corpus(args.segments, Path(tmp))
+        stm, ctm = corpus(args.segments, Path(tmp), everyday=args.everyday)
         ours, theirs, commands = [], [], []
         for _ in range(args.repeats):
             seconds, expected = run_sctk(stm, ctm)
