@@ -15,7 +15,15 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text.ctm_words import _by_columns, _columns, _line_by_line, filtered_words, shape_text, words_of
+from lightscore.text.ctm_words import (
+    Csrfilt,
+    _by_columns,
+    _columns,
+    _line_by_line,
+    filtered_words,
+    shape_text,
+    words_of,
+)
 from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
 from lightscore.text.hubscr import _hyp_network, filter_ctm_lines, hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Vocabulary, encode, network
@@ -142,19 +150,22 @@ def parse_pra_scores(text: str) -> dict[str, tuple[int, int, int, int]]:
     return {utt_id: tuple(map(int, scores.split())) for utt_id, scores in found}
 
 
-def run_hubscr(stm: Path, ctm: Path, glm: Path) -> dict[str, tuple[int, int, int, int]]:
-    command = ["sctk", "hubscr", "-g", str(glm), "-l", "english", "-h", "hub5", "-r", stm.name, ctm.name]
+def run_hubscr(stm: Path, ctm: Path, glm: Path, *options: str) -> dict[str, tuple[int, int, int, int]]:
+    """``sctk hubscr -g glm -l english -h hub5`` (``options`` before the files): each segment's C, S, D, I."""
+    command = ["sctk", "hubscr", "-g", str(glm), "-l", "english", "-h", "hub5", *options, "-r", stm.name, ctm.name]
     subprocess.run(command, cwd=stm.parent, check=True, capture_output=True)
-    return parse_pra_scores((ctm.parent / f"{ctm.name}.filt.pra").read_text(encoding="utf-8"))
+    return parse_pra_scores((ctm.parent / f"{ctm.name}.filt.pra").read_text(encoding="latin-1"))
 
 
-def conversation(seed: int, decimals: int = 2) -> tuple[list[str], list[str]]:
+def conversation(seed: int, decimals: int = 2, vocabulary: list[str] | None = None) -> tuple[list[str], list[str]]:
     """A random stm/ctm pair: two files, one or two channels, three speakers, ignored regions, GLM words.
 
     ``decimals``: of the ctm times (past three, csrfilt's ``%.3f`` rounds the words it splits).
+    ``vocabulary``: the words (default: words of NIST's GLMs, hyphens, a fragment, an optional word).
     """
     rng = random.Random(seed)
-    vocabulary = [*random.Random(1).sample(RULE_WORDS, 60), "uh-huh", "e-mail", "wor-", "(um)", "yes", "the"]
+    if vocabulary is None:
+        vocabulary = [*random.Random(1).sample(RULE_WORDS, 60), "uh-huh", "e-mail", "wor-", "(um)", "yes", "the"]
     stm, ctm = [";; generated"], []
     for file in ("fa", "fb"):
         for channel in ("A", "B")[: rng.randint(1, 2)]:
@@ -374,16 +385,16 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = [line.split() for line in lines[1:]]
-    found = _by_columns(_columns(path.read_text(encoding="utf-8")), glm, ({}, {}))
+    found = _by_columns(_columns(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
     assert found is not None
-    assert found == _line_by_line(rows, glm, ({}, {}))
+    assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
     assert found == printed_route(path, glm)
 
 
 def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
     glm = read_glm(glm_path("en20030506"))
-    assert _by_columns([["f"], ["A"], ["1.0005"], ["0.5"], ["gonna"], ["1"]], glm, ({}, {})) is None
-    assert _by_columns([["f"], ["A"], ["1"], ["0.5"]], glm, ({}, {})) is None
+    assert _by_columns([["f"], ["A"], ["1.0005"], ["0.5"], ["gonna"], ["1"]], Csrfilt(glm), ({}, {})) is None
+    assert _by_columns([["f"], ["A"], ["1"], ["0.5"]], Csrfilt(glm), ({}, {})) is None
 
 
 ctm_fields = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)

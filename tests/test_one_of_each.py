@@ -223,13 +223,15 @@ def test_cli_choices_are_the_defining_modules_tuples():
     from lightscore.offline.compare import METRICS
     from lightscore.text.aligners import ALIGNERS
     from lightscore.text.choices import MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
+    from lightscore.text.hubscr_languages import LANGUAGES
     from lightscore.text.normalize import NAMES
     from lightscore.text.trn import SCLITE_FORMATS
 
     score = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: action.choices for action in score._actions if action.choices}
     assert choices == {"metric": (*METRICS, *TRANSLATION_METRICS, *MEETING_METRICS), "case": CASES, "aligner": ALIGNERS,
-                       "normalize": NAMES, "format": SCLITE_FORMATS}  # fmt: skip
+                       "normalize": NAMES, "format": SCLITE_FORMATS, "language": LANGUAGES}  # fmt: skip
+    assert choices["language"] is LANGUAGES
     assert NAMES is NORMALIZERS
 
 

@@ -141,11 +141,11 @@ def _counts_segments(args: argparse.Namespace, options: Mapping[str, Any]) -> bo
 def _score_segments(args: argparse.Namespace, options: dict[str, Any]) -> int:
     """``lightscore score REF.stm HYP.ctm``: hubscr's counts straight into the metric (no SCP files)."""
     from lightscore.offline.compare import metric_by_name
-    from lightscore.offline.sclite_inputs import FORMAT_OPTIONS, score_segments
+    from lightscore.offline.sclite_inputs import score_segments, stm_options
 
-    options.update({key: value for key, value in FORMAT_OPTIONS["stm"].items() if key != "case"})
+    _sclite_options(options, stm_options(args.language or "english"))
     metric = metric_by_name(**options)
-    prepared = score_segments(metric, args.ref, args.hyp, args.glm)
+    prepared = score_segments(metric, args.ref, args.hyp, args.glm, args.language or "english")
     _print_score(metric, metric.compute(), prepared, args.ci)
     return 0
 
@@ -160,10 +160,10 @@ def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
     found, prepared = input_format(args.ref, args.hyp, args.format), ""
     flags = {"markup": args.markup, "optional_deletable": args.optional_deletable, "fragments": args.fragments}
-    if found == "scp":
-        if args.glm is not None:
-            raise ValueError("--glm filters an stm reference and a ctm hypothesis (as hubscr): give REF.stm HYP.ctm")
-    else:
+    if found != "stm" and (args.glm is not None or args.language is not None):
+        option = "--glm" if args.glm is not None else "--language"
+        raise ValueError(f"{option} is hubscr's, for an stm reference and a ctm hypothesis: give REF.stm HYP.ctm")
+    if found != "scp":
         if options["metric"] != "wer":
             raise ValueError(f"--metric {options['metric']}: trn and stm/ctm input is scored by wer (sclite's markup)")
         import atexit
@@ -172,17 +172,22 @@ def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
         scratch = tempfile.mkdtemp(prefix="lightscore-sclite-")
         atexit.register(shutil.rmtree, scratch, True)  # the inputs are re-read for --alignment and --report
-        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm)
+        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm, args.language or "english")
         args.ref, args.hyp = str(inputs.ref), str(inputs.hyp)
         if options.get("utt2spk") is None and inputs.utt2spk is not None:
             options["utt2spk"] = str(inputs.utt2spk)
-        # hubscr_rows already folded the texts as sclite does: --case stays the user's.
-        options.update({key: value for key, value in inputs.options.items() if key != "case"})
+        _sclite_options(options, inputs.options)
         prepared = inputs.prepared
     if any(flags.values()) and options["metric"] != "wer":
         raise ValueError(f"--markup, -D and -F are read by --metric wer, not {options['metric']}")
     options.update({key: True for key, on in flags.items() if on})
     return prepared
+
+
+def _sclite_options(options: dict[str, Any], sclite: Mapping[str, Any]) -> None:
+    """Add the options that score sclite's files; the user's ``--case`` stays (hubscr's texts come folded as
+    sclite folds them), else the format's (Arabic's sclite keeps the case)."""
+    options.update({key: value for key, value in sclite.items() if key != "case" or options.get("case") is None})
 
 
 def _rereads(args: argparse.Namespace) -> str | None:

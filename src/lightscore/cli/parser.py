@@ -16,6 +16,7 @@ from typing import Any
 from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
+from lightscore.text.hubscr_languages import LANGUAGES
 from lightscore.text.trn import SCLITE_FORMATS
 
 __all__ = ["build_parser", "main"]
@@ -81,6 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--format", choices=SCLITE_FORMATS, help=formats)
     glm = "stm/ctm: filter both sides with a GLM as hubscr (en20030506, en20090415 or a file)"
     score.add_argument("--glm", metavar="GLM", help=glm)
+    language = "stm/ctm: hubscr's -l (csrfilt's and sclite's case switches; default english)"
+    score.add_argument("--language", choices=LANGUAGES, help=language)
     score.add_argument("--markup", action="store_true", help="read sclite's markup ({ a / b }, @) in SCP text too")
     score.add_argument("-D", "--optional-deletable", action="store_true", help="sclite -D: (word) may be left out")
     score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 DATASET_PREFIX = "dataset:"
-ENTRY_KEYS = ("metric", "inputs", "apply_to", "name", "glm")
+ENTRY_KEYS = ("metric", "inputs", "apply_to", "name", "glm", "language")
 RESERVED_NAMES = ("metrics.json", *RESERVED)
 """Names lightscore gives its own results (metrics.json; the pooled and macro rows); no test set may take one."""
 

@@ -7,6 +7,7 @@ An entry whose ``ref`` and ``hyp`` sources end in ``.trn`` (both) or ``.stm`` an
       - metric: {_target_: lightscore.metrics.WER}
         inputs: {ref: ref.stm, hyp: hyp.ctm}
         glm: en20030506            # optional: csrfilt on both sides, as hubscr
+        language: spanish          # optional: hubscr's -l (english, spanish, italian, arabic)
 
 For each test set, rank 0 turns the files into SCP files
 (`lightscore.offline.sclite_inputs.sclite_scps`) in the hidden folder
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lightscore.offline.sclite_inputs import FORMAT_OPTIONS, input_format, sclite_scps
+from lightscore.offline.sclite_inputs import FORMAT_OPTIONS, input_format, sclite_scps, stm_options
 
 __all__ = ["SCLITE_SUFFIXES", "ScliteBinding", "format_options", "sclite_binding"]
 
@@ -32,11 +33,13 @@ SCLITE_SUFFIXES = (".trn", ".stm", ".ctm")
 
 @dataclass(frozen=True)
 class ScliteBinding:
-    """One entry's sclite files: their format, the GLM, and the metric config built per test set (its utt2spk)."""
+    """One entry's sclite files: their format, the GLM, the metric config built per test set (its utt2spk), and
+    hubscr's language."""
 
     fmt: str
     glm: str | None
     metric_node: Any
+    language: str = "english"
 
     def bind(self, sources: Mapping[str, str], test_dir: Path, write: bool) -> tuple[dict[str, Path], dict[str, Any]]:
         """The ``ref`` and ``hyp`` SCP files of one test set and the metric options that score them as sclite.
@@ -60,24 +63,26 @@ class ScliteBinding:
         out = test_dir / ".sclite" / f"{Path(sources['ref']).stem}-{Path(sources['hyp']).stem}"
         if write:
             shutil.rmtree(out, ignore_errors=True)  # a failed conversion must not leave an earlier run's files
-            inputs = sclite_scps(ref, hyp, out, self.fmt, self.glm)
+            inputs = sclite_scps(ref, hyp, out, self.fmt, self.glm, self.language)
             data, utt2spk = {"ref": inputs.ref, "hyp": inputs.hyp}, inputs.utt2spk
         else:
             data = {"ref": out / "ref.scp", "hyp": out / "hyp.scp"}
             utt2spk = out / "utt2spk" if self.fmt == "stm" else None
-        options = format_options(self.fmt)
+        options = format_options(self.fmt, self.language)
         if utt2spk is not None:
             options["utt2spk"] = str(utt2spk)
         return data, options
 
 
-def format_options(fmt: str) -> dict[str, Any]:
-    """The metric options that score ``fmt`` as sclite, without ``case``: the stm/ctm texts come folded as sclite folds.
+def format_options(fmt: str, language: str = "english") -> dict[str, Any]:
+    """The metric options that score ``fmt`` as sclite, without ``case``: the stm/ctm texts come folded as sclite folds
+    (kept for a language whose sclite keeps the case, Arabic's ``-s``).
 
-    >>> format_options("trn")
-    {'markup': True, 'aligner': 'sclite'}
+    >>> format_options("trn"), format_options("stm", "arabic")["case"]
+    ({'markup': True, 'aligner': 'sclite'}, 'sensitive')
     """
-    return {key: value for key, value in FORMAT_OPTIONS[fmt].items() if key != "case"}
+    options = stm_options(language) if fmt == "stm" else FORMAT_OPTIONS[fmt]
+    return {key: value for key, value in options.items() if key != "case" or value == "sensitive"}
 
 
 def sclite_binding(node: Any, sources: Mapping[str, str], where: str) -> ScliteBinding | None:
@@ -92,12 +97,16 @@ def sclite_binding(node: Any, sources: Mapping[str, str], where: str) -> ScliteB
     >>> sclite_binding({"metric": {}}, {"ref": "ref.stm", "hyp": "hyp.ctm"}, "m").fmt
     'stm'
     """
-    glm = node.get("glm", None)
+    glm, language = node.get("glm", None), node.get("language", "english")
     sides = [str(sources.get(name, "")) for name in ("ref", "hyp")]
     marked = [Path(s).suffix.lower() in SCLITE_SUFFIXES for s in sides]
     if not any(marked):
         if glm is not None:
             raise ValueError(f"{where}: glm filters stm and ctm inputs (inputs: {{ref: ref.stm, hyp: hyp.ctm}})")
+        if language != "english":
+            raise ValueError(
+                f"{where}: language (hubscr's -l) is for stm and ctm inputs (inputs: {{ref: ref.stm, ...}})"
+            )
         return None
     if not all(marked):
         got = f"got {sides[0]!r}, {sides[1]!r}"
@@ -108,4 +117,10 @@ def sclite_binding(node: Any, sources: Mapping[str, str], where: str) -> ScliteB
         raise ValueError(f"{where}: {e}") from None
     if glm is not None and (fmt != "stm" or not isinstance(glm, str)):
         raise ValueError(f"{where}: glm (a GLM name or path) filters stm and ctm inputs, got {glm!r} for {fmt}")
-    return ScliteBinding(fmt, glm, node["metric"])
+    if language != "english" and fmt != "stm":
+        raise ValueError(f"{where}: language (hubscr's -l) is for stm and ctm inputs, got {language!r} for {fmt}")
+    try:
+        stm_options(str(language))
+    except ValueError as e:
+        raise ValueError(f"{where}: language: {e}") from None
+    return ScliteBinding(fmt, glm, node["metric"], str(language))

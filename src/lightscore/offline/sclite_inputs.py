@@ -42,6 +42,21 @@ FORMAT_OPTIONS: dict[str, dict[str, Any]] = {
 """The `lightscore.metrics.WER` options that score each format as sclite (stm: hubscr's ``sclite -F -D``)."""
 
 
+def stm_options(language: str = "english") -> dict[str, Any]:
+    """``FORMAT_OPTIONS["stm"]`` for ``hubscr -l language``: its sclite keeps the case for Arabic (``-s``).
+
+    Raises:
+        ValueError: a language not scored (`lightscore.text.hubscr_languages.language`).
+
+    >>> stm_options("arabic")["case"], stm_options()["case"]
+    ('sensitive', 'sclite')
+    """
+    from lightscore.text.hubscr_languages import language as hubscr_language
+
+    sensitive = hubscr_language(language).case == "sensitive"
+    return {**FORMAT_OPTIONS["stm"], **({"case": "sensitive"} if sensitive else {})}
+
+
 class SCliteInputs(NamedTuple):
     """The SCP files to score and the `lightscore.metrics.WER` options that score them as sclite."""
 
@@ -76,6 +91,7 @@ def sclite_scps(
     out_dir: str | os.PathLike,
     fmt: str | None = None,
     glm: str | os.PathLike | None = None,
+    language: str = "english",
 ) -> SCliteInputs:
     """Write ``ref.scp`` and ``hyp.scp`` for sclite's input files; return them with the options that score them.
 
@@ -86,6 +102,7 @@ def sclite_scps(
         fmt: ``trn`` or ``stm`` when the suffixes do not tell (`input_format`).
         glm: For stm + ctm: a GLM by name (`lightscore.text.glm.GLMS`) or path, applied to both
             sides as hubscr does; None filters nothing.
+        language: For stm + ctm: hubscr's ``-l`` (`lightscore.text.hubscr_languages`).
 
     Returns:
         `SCliteInputs`; ``options`` go to `lightscore.metrics.WER` beside the caller's own.
@@ -93,7 +110,7 @@ def sclite_scps(
     Raises:
         lightscore.text.trn.TrnError: a malformed trn line, or a hypothesis id the reference lacks.
         lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
-        ValueError: a GLM given for trn or SCP input.
+        ValueError: a GLM or a language given for trn or SCP input, or a language not scored.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -105,6 +122,8 @@ def sclite_scps(
     found = input_format(ref, hyp, fmt)
     if glm is not None and found != "stm":
         raise ValueError(f"a GLM filters stm and ctm files (as hubscr), not {found} input")
+    if language != "english" and found != "stm":
+        raise ValueError(f"a language is hubscr's -l, for stm and ctm files, not {found} input")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if found == "scp":
@@ -120,12 +139,11 @@ def sclite_scps(
         return SCliteInputs(scp_ref, write_scp(out / "hyp.scp", rows), None, options, "trn (sclite's markup read)")
     from lightscore.text.hubscr import hubscr_rows
 
-    segments = hubscr_rows(ref, hyp, glm)
+    segments = hubscr_rows(ref, hyp, glm, language=language)
     scp_ref = write_scp(out / "ref.scp", ((s.utt_id, s.ref) for s in segments))
     scp_hyp = write_scp(out / "hyp.scp", ((s.utt_id, s.hyp) for s in segments))
     utt2spk = write_scp(out / "utt2spk", ((s.utt_id, s.speaker) for s in segments))
-    options = dict(FORMAT_OPTIONS["stm"])
-    return SCliteInputs(scp_ref, scp_hyp, utt2spk, options, _stm_note(glm))
+    return SCliteInputs(scp_ref, scp_hyp, utt2spk, stm_options(language), _stm_note(glm, language))
 
 
 def counts_directly(options: Mapping[str, Any]) -> bool:
@@ -148,7 +166,13 @@ def counts_directly(options: Mapping[str, Any]) -> bool:
     )
 
 
-def score_segments(metric: Any, ref: str | os.PathLike, hyp: str | os.PathLike, glm: str | os.PathLike | None) -> str:
+def score_segments(
+    metric: Any,
+    ref: str | os.PathLike,
+    hyp: str | os.PathLike,
+    glm: str | os.PathLike | None,
+    language: str = "english",
+) -> str:
     """Score an stm reference and a ctm hypothesis as hubscr does straight into ``metric``, without SCP files.
 
     Args:
@@ -156,6 +180,7 @@ def score_segments(metric: Any, ref: str | os.PathLike, hyp: str | os.PathLike, 
         ref: The stm reference.
         hyp: The ctm hypothesis.
         glm: A GLM by name or path, or None.
+        language: hubscr's ``-l``.
 
     Returns:
         How the input was made, as `sclite_scps` says it.
@@ -166,13 +191,15 @@ def score_segments(metric: Any, ref: str | os.PathLike, hyp: str | os.PathLike, 
     """
     from lightscore.text.hubscr import hubscr
 
-    found = hubscr(ref, hyp, glm, optional_deletable=metric.optional_deletable, fragments=metric.fragments)
+    flags = {"optional_deletable": metric.optional_deletable, "fragments": metric.fragments}
+    found = hubscr(ref, hyp, glm, **flags, language=language)
     metric.add_counts((c.utt_id, c.sub, c.dele, c.ins, c.ref_len) for c in found)
-    return _stm_note(glm)
+    return _stm_note(glm, language)
 
 
-def _stm_note(glm: str | os.PathLike | None) -> str:
-    return f"stm/ctm as hubscr: {_glm_note(glm)}, words by midpoint"
+def _stm_note(glm: str | os.PathLike | None, language: str) -> str:
+    spoken = "" if language == "english" else f" -l {language}"
+    return f"stm/ctm as hubscr{spoken}: {_glm_note(glm)}, words by midpoint"
 
 
 def _glm_note(glm: str | os.PathLike | None) -> str:

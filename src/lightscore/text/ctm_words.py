@@ -26,7 +26,7 @@ from lightscore.text.ctm_times import alternation_times, split_times
 from lightscore.text.glm import Glm, csrfilt_lines
 from lightscore.text.stm_ctm import CtmItem
 
-__all__ = ["ALT_MARKS", "NUMERIC", "Shape", "filtered_words", "shape_text", "words_of"]
+__all__ = ["ALT_MARKS", "NUMERIC", "Csrfilt", "Shape", "filtered_words", "shape_text", "words_of"]
 
 Shape = tuple[tuple[str, ...], ...]  # an item's alternatives, each its words (one alternative: plain words)
 
@@ -45,11 +45,23 @@ class _Filtered(NamedTuple):
 _PRINTED = _Filtered(-1, (), ())  # csrfilt writes something sclite would read as markup: the printed route
 
 
-def _filter_all(words: Iterable[str], conf: bool, glm: Glm, known: dict[str, _Filtered]) -> None:
+class Csrfilt(NamedTuple):
+    """A GLM and the switches csrfilt filters a hypothesis with (hubscr always adds ``-dh``)."""
+
+    glm: Glm
+    upcase: bool = True  # not -s
+    latin1: bool = False  # -e
+
+    def lines(self, texts: list[str]) -> list[str]:
+        """`lightscore.text.glm.csrfilt_lines` of ctm words, ``-i ctm -t hyp -dh``."""
+        return csrfilt_lines(texts, self.glm, "ctm", "hyp", self.upcase, True, self.latin1)
+
+
+def _filter_all(words: Iterable[str], conf: bool, csrfilt: Csrfilt, known: dict[str, _Filtered]) -> None:
     """Every word not yet ``known`` through csrfilt, all together (one line each, as csrfilt takes a word's
     line on its own: no GLM rule holds a line break), read as `_read` reads it."""
     new = [word for word in dict.fromkeys(words) if word not in known]
-    for word, text in zip(new, csrfilt_lines(new, glm, "ctm", "hyp", delete_hyphens=True) if new else ()):
+    for word, text in zip(new, csrfilt.lines(new) if new else ()):
         known[word] = _read(text, conf)
 
 
@@ -70,28 +82,30 @@ def _read(text: str, conf: bool) -> _Filtered:
 
 
 def filtered_words(
-    path: str | os.PathLike, glm: Glm
+    path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8"
 ) -> tuple[dict[tuple[str, str], list[Shape]], dict[tuple[str, str], list[float]]] | None:
     """The filtered ctm's items as shapes, per ``(file, channel)`` in `read_ctm`'s order, and their midpoints.
 
     Args:
         path: The ctm file.
-        glm: From `lightscore.text.glm.read_glm`.
+        glm: From `lightscore.text.glm.read_glm`, or with csrfilt's switches (`Csrfilt`).
+        encoding: The file's.
 
     Returns:
         ``(shapes, midpoints)``, or None when a line needs the printed route (``*`` times, an
         alternation or a malformed line in the input, or a time that is not a number): that
         route gives its result and its errors.
     """
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding=encoding) as f:
         text = f.read()
+    csrfilt = glm if isinstance(glm, Csrfilt) else Csrfilt(glm)
     known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
     columns = _columns(text)
-    found = _by_columns(columns, glm, known) if columns is not None else None
+    found = _by_columns(columns, csrfilt, known) if columns is not None else None
     if found is not None:
         return found
     rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
-    return _line_by_line(rows, glm, known)
+    return _line_by_line(rows, csrfilt, known)
 
 
 # The characters str.split() splits at: these ASCII ones, and (tested on the text) the others.
@@ -146,7 +160,7 @@ def _irregular(times: str) -> bool:
     return bool(_NOT_TIME.search(times) or _BAD_DECIMALS.search(times)) or " . " in f" {times} "
 
 
-def _by_columns(columns: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
     """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
@@ -154,7 +168,7 @@ def _by_columns(columns: list[list[str]], glm: Glm, known: tuple[dict, dict]) ->
 
     Args:
         columns: The fields by column (`_columns`).
-        glm, known: The GLM, and the words filtered so far (without and with a confidence field).
+        csrfilt, known: The filter, and the words filtered so far (without and with a confidence field).
     """
     if len(columns) < 5:
         return None
@@ -163,7 +177,7 @@ def _by_columns(columns: list[list[str]], glm: Glm, known: tuple[dict, dict]) ->
         return None
     cache = known[len(columns) > 5]
     distinct = set(words)
-    _filter_all(distinct, len(columns) > 5, glm, cache)
+    _filter_all(distinct, len(columns) > 5, csrfilt, cache)
     entries = {word: cache[word] for word in distinct}
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
@@ -239,14 +253,14 @@ def _alternation_times(
     return alternation_times(begin[at], duration[at], flat, owner, len(lines))
 
 
-def _line_by_line(rows: list[list[str]], glm: Glm, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+def _line_by_line(rows: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
     """`filtered_words` one line at a time, for any ctm (mixed fields, times with more decimals, ``*``)."""
     found: dict[tuple[str, str], list[tuple[float, float, Shape]]] = {}
     items: list[tuple[float, float, Shape]] = []
     file = channel = None
     for conf in (False, True):
         _filter_all(
-            [fields[4] for fields in rows if len(fields) >= 5 and (len(fields) > 5) == conf], conf, glm, known[conf]
+            [fields[4] for fields in rows if len(fields) >= 5 and (len(fields) > 5) == conf], conf, csrfilt, known[conf]
         )
     for fields in rows:
         if len(fields) < 5 or fields[2] == "*" or fields[4] in ALT_MARKS:

@@ -32,6 +32,7 @@ GLMS = ("en20030506", "en20090415")
 """NIST's English GLMs shipped as package data (RT-03 and RT-04 scoring), usable by name."""
 
 _UPPER = {code: code - 32 for code in range(ord("a"), ord("z") + 1)}
+_UPPER_LATIN1 = {**_UPPER, **{code: code - 32 for code in range(0xE0, 0x100)}}  # csrfilt -e: tr/\340-\377/\300-\337/
 _DEPENDENT = re.compile(r'^;;\s+INPUT_DEPENDENT_APPLICATION\s*=\s*"([^"]*)"')
 _HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
 
@@ -109,8 +110,8 @@ def _rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
 
 
 @lru_cache(maxsize=8)
-def read_glm(path: str | os.PathLike) -> Glm:
-    """Parse a GLM file (`glm_path` names a shipped one).
+def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
+    """Parse a GLM file (`glm_path` names a shipped one), read as ``encoding`` (bytes that are not kept apart).
 
     The first token of the first line is the comment mark; ``*`` lines are the header.
 
@@ -120,7 +121,7 @@ def read_glm(path: str | os.PathLike) -> Glm:
     >>> glm.copy_no_hit, glm.case_sensitive, glm.rules[0][:4]
     (True, False, ('HUH-UH', '%BCNACK', ' ', ' '))
     """
-    text = Path(path).read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    text = Path(path).read_text(encoding=encoding, errors="surrogateescape").splitlines()
     comment = (text[0].split() or [";;"])[0] if text else ";;"
     glm, applies_to = Glm(str(path)), None
     for number, line in enumerate(text, 1):
@@ -313,8 +314,9 @@ def csrfilt(
     purpose: str = "",
     upcase: bool = True,
     delete_hyphens: bool = False,
+    latin1: bool = False,
 ) -> str:
-    """One transcript through ``csrfilt.sh -i <input_type> -t <purpose> [-s] [-dh] <glm>``.
+    """One transcript through ``csrfilt.sh -i <input_type> -t <purpose> [-s] [-dh] [-e] <glm>``.
 
     Args:
         text: The transcript (a trn or stm text, or one ctm word).
@@ -323,6 +325,8 @@ def csrfilt(
         purpose: csrfilt's ``-t``: ``ref``, ``hyp`` or "".
         upcase: Upper-case A-Z first (csrfilt without ``-s``).
         delete_hyphens: ``-dh``: ``a-b`` becomes ``a b`` (``wor-`` and ``-ord`` stay fragments).
+        latin1: ``-e`` ("extended ASCII"): upper-casing takes Latin-1's ``à``-``þ`` (and ``÷``, ``ÿ``) to
+            ``À``-``ß`` as well, code by code, as csrfilt's byte-wise ``tr`` does to a file read as Latin-1.
 
     Returns:
         The filtered text, words separated by single spaces.
@@ -331,7 +335,7 @@ def csrfilt(
     >>> csrfilt("he's gonna (um) e-mail", glm, "ctm", "hyp", delete_hyphens=True)
     '{HE IS / HE HAS} GOING TO (%HESITATION) E MAIL'
     """
-    return csrfilt_lines([text], glm, input_type, purpose, upcase, delete_hyphens)[0]
+    return csrfilt_lines([text], glm, input_type, purpose, upcase, delete_hyphens, latin1)[0]
 
 
 def csrfilt_lines(
@@ -341,6 +345,7 @@ def csrfilt_lines(
     purpose: str = "",
     upcase: bool = True,
     delete_hyphens: bool = False,
+    latin1: bool = False,
 ) -> list[str]:
     """`csrfilt` of every text, as csrfilt filters a file's lines one by one, in a few whole-string steps.
 
@@ -349,7 +354,7 @@ def csrfilt_lines(
 
     Args:
         texts: The transcripts, each on one line.
-        glm, input_type, purpose, upcase, delete_hyphens: As for `csrfilt`.
+        glm, input_type, purpose, upcase, delete_hyphens, latin1: As for `csrfilt`.
 
     Returns:
         The filtered texts.
@@ -361,7 +366,7 @@ def csrfilt_lines(
     pad = " " if input_type != "ctm" else ""
     joined = f"{pad} " + f" {pad}\n{pad} ".join([" ".join(text.split()) for text in texts]) + f" {pad}"
     if upcase:
-        joined = joined.translate(_UPPER)
+        joined = joined.translate(_UPPER_LATIN1 if latin1 else _UPPER)
     joined = joined.replace("(", "( ").replace(")", " )")
     if glm.copy_no_hit:
         joined = rewrite(joined, glm, input_type, purpose)

@@ -25,8 +25,10 @@ from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
-from lightscore.text.ctm_words import NUMERIC, Shape, filtered_words, shape_text, words_of
+from lightscore.text.ctm_words import NUMERIC, Csrfilt, Shape, filtered_words, shape_text, words_of
 from lightscore.text.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
+from lightscore.text.hubscr_languages import Language
+from lightscore.text.hubscr_languages import language as hubscr_language
 from lightscore.text.sclite_case import sclite_fold
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
 from lightscore.text.sclite_markup import count_encoded
@@ -48,13 +50,16 @@ class SegmentCounts(NamedTuple):
     ref_len: int
 
 
-def filter_ctm_lines(lines: Iterable[str], glm: Glm, delete_hyphens: bool = True) -> Iterator[str]:
+def filter_ctm_lines(
+    lines: Iterable[str], glm: Glm, delete_hyphens: bool = True, upcase: bool = True, latin1: bool = False
+) -> Iterator[str]:
     """csrfilt's ``-i ctm -t hyp`` on ctm lines: each word through the GLM, split words and alternations re-timed.
 
     Args:
         lines: ctm lines.
         glm: From `lightscore.text.glm.read_glm`.
         delete_hyphens: csrfilt's ``-dh`` (hubscr passes it).
+        upcase, latin1: Not ``-s``, and ``-e`` (`lightscore.text.glm.csrfilt`).
 
     Yields:
         The filtered lines, as csrfilt writes them.
@@ -71,7 +76,7 @@ def filter_ctm_lines(lines: Iterable[str], glm: Glm, delete_hyphens: bool = True
             continue
         text = filtered.get(fields[4])
         if text is None:
-            text = filtered[fields[4]] = csrfilt(fields[4], glm, "ctm", "hyp", delete_hyphens=delete_hyphens)
+            text = filtered[fields[4]] = csrfilt(fields[4], glm, "ctm", "hyp", upcase, delete_hyphens, latin1)
         words = text.replace("{", " { ").replace("}", " } ").split()
         if len(fields) == 5 and len(words) == 1:  # csrfilt prints a lone word without confidence untouched
             yield " ".join([*fields[:4], words[0]])
@@ -111,28 +116,29 @@ class SegmentRow(NamedTuple):
 
 
 def _scored(
-    stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None, case: str
+    stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None, case: str | None, lang: Language
 ) -> tuple[list[tuple[str, Segment, list[Shape]]], Callable[[str], str]]:
     """The segments hubscr scores with the words of their ctm items, and the case folding of the words."""
-    rules = read_glm(glm_path(glm)) if glm is not None else None
-    segments = read_stm(stm)
+    rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
+    segments = read_stm(stm, lang.encoding)
     fast = None
     if rules is not None:
         scored = [k for k, s in enumerate(segments) if s.text.strip().upper() != IGNORE]
-        texts = csrfilt_lines([segments[k].text for k in scored], rules, "stm", "ref", True, True)
+        texts = csrfilt_lines([segments[k].text for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
         for k, text in zip(scored, texts):
             segments[k] = segments[k]._replace(text=text)
-        fast = filtered_words(ctm, rules)
+        fast = filtered_words(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
     if fast is None:
         if rules is not None:
-            with open(ctm, encoding="utf-8") as f:
-                items = read_ctm(ctm, list(filter_ctm_lines(f, rules)))
+            with open(ctm, encoding=lang.encoding) as f:
+                items = read_ctm(ctm, list(filter_ctm_lines(f, rules, True, lang.upcase, lang.latin1)))
         else:
-            items = read_ctm(ctm)
+            items = read_ctm(ctm, encoding=lang.encoding)
         words = {key: [words_of(item) for item in found] for key, found in items.items()}
         midpoints = {key: [item.midpoint for item in found] for key, found in items.items()}
     else:
         words, midpoints = fast
+    case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
     segments = _fold_names(segments, fold)
     words = {(fold(f), fold(c)): shapes for (f, c), shapes in words.items()}
@@ -155,7 +161,11 @@ def _fold_names(segments: list[Segment], fold: Callable[[str], str]) -> list[Seg
 
 
 def hubscr_rows(
-    stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None = "en20030506", case: str = "generic"
+    stm: str | os.PathLike,
+    ctm: str | os.PathLike,
+    glm: str | os.PathLike | None = "en20030506",
+    case: str | None = None,
+    language: str = "english",
 ) -> list[SegmentRow]:
     """The segments ``hubscr`` scores, filtered and chopped: ``WER(markup=True, ...)`` on them gives its counts.
 
@@ -166,7 +176,9 @@ def hubscr_rows(
         stm: The reference.
         ctm: The hypothesis.
         glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
-        case: ``generic`` (A-Z, sclite's default), another localization, or ``sensitive`` (``-s``).
+        case: ``generic`` (A-Z, sclite's default), another localization, or ``sensitive`` (``-s``);
+            None: the language's.
+        language: hubscr's ``-l`` (`lightscore.text.hubscr_languages`).
 
     Returns:
         One `SegmentRow` per scored segment, in sclite's order.
@@ -174,9 +186,11 @@ def hubscr_rows(
     Raises:
         lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
         lightscore.text.glm.GlmError: an unknown GLM.
+        ValueError: a language not scored here.
     """
+    lang = hubscr_language(language)
     with _collector_paused():
-        scored, fold = _scored(stm, ctm, glm, case)
+        scored, fold = _scored(stm, ctm, glm, case, lang)
         return [
             SegmentRow(utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(shape_text(items)))
             for utt_id, seg, items in scored
@@ -187,11 +201,12 @@ def hubscr(
     stm: str | os.PathLike,
     ctm: str | os.PathLike,
     glm: str | os.PathLike | None = "en20030506",
-    case: str = "generic",
+    case: str | None = None,
     optional_deletable: bool = True,
     fragments: bool = True,
+    language: str = "english",
 ) -> list[SegmentCounts]:
-    """Score a ctm hypothesis against an stm reference as ``hubscr`` (English, hub5) does.
+    """Score a ctm hypothesis against an stm reference as ``hubscr -h hub5 -l <language>`` does.
 
     All segments are aligned together (`lightscore.text.sclite_markup.count_encoded`); a hypothesis goes from its
     ctm items straight to its network, without being written as text first.
@@ -200,9 +215,11 @@ def hubscr(
         stm: The reference.
         ctm: The hypothesis.
         glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
-        case: The localization of sclite's case folding (``generic``: A-Z), or ``sensitive`` (``-s``).
+        case: The localization of sclite's case folding (``generic``: A-Z), or ``sensitive`` (``-s``);
+            None: the language's.
         optional_deletable: sclite's ``-D`` (hubscr passes it).
         fragments: sclite's ``-F`` (hubscr passes it).
+        language: hubscr's ``-l``: english, spanish, italian or arabic (`lightscore.text.hubscr_languages`).
 
     Returns:
         One `SegmentCounts` per scored segment, in sclite's order.
@@ -211,9 +228,11 @@ def hubscr(
         lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
         lightscore.text.glm.GlmError: an unknown GLM.
         lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+        ValueError: a language not scored here.
     """
+    lang = hubscr_language(language)
     with _collector_paused():
-        scored, fold = _scored(stm, ctm, glm, case)
+        scored, fold = _scored(stm, ctm, glm, case, lang)
         vocabulary = Vocabulary(optional_deletable, fragments)
         known: dict = {}  # shape -> vocabulary indices, shared by every hypothesis
         pairs = [

@@ -75,13 +75,13 @@ def _content(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
             yield number, fields, raw
 
 
-def _lines(path: str | os.PathLike) -> list[str]:
-    with open(path, encoding="utf-8") as f:
+def _lines(path: str | os.PathLike, encoding: str = "utf-8") -> list[str]:
+    with open(path, encoding=encoding) as f:
         return f.readlines()
 
 
-def read_stm(path: str | os.PathLike) -> list[Segment]:
-    """The segments of an stm file, in file order.
+def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
+    """The segments of an stm file (read as ``encoding``), in file order.
 
     Raises:
         StmCtmError: fewer than 5 fields, or a time that is not a number.
@@ -93,7 +93,7 @@ def read_stm(path: str | os.PathLike) -> list[Segment]:
     [Segment(file='f1', channel='A', speaker='spk1', begin=0.0, end=1.5, labels='<o,f0,male>', text='uh huh', line=2)]
     """
     where, segments = os.fspath(path), []
-    for number, fields, _ in _content(_lines(path)):
+    for number, fields, _ in _content(_lines(path, encoding)):
         if len(fields) < 5:
             raise StmCtmError(f"{where} line {number}: an stm line needs 5 fields or more, got {' '.join(fields)!r}")
         begin, end = _number(fields[3], "begin", where, number), _number(fields[4], "end", where, number)
@@ -103,8 +103,11 @@ def read_stm(path: str | os.PathLike) -> list[Segment]:
     return segments
 
 
-def read_ctm(path: str | os.PathLike, lines: Iterable[str] | None = None) -> dict[tuple[str, str], list[CtmItem]]:
-    """The items of a ctm file (or of its ``lines``, e.g. filtered) per ``(file, channel)``, by time.
+def read_ctm(
+    path: str | os.PathLike, lines: Iterable[str] | None = None, encoding: str = "utf-8"
+) -> dict[tuple[str, str], list[CtmItem]]:
+    """The items of a ctm file (read as ``encoding``, or of its ``lines``, e.g. filtered) per ``(file, channel)``,
+    by time.
 
     Alternations stay whole.
 
@@ -122,7 +125,7 @@ def read_ctm(path: str | os.PathLike, lines: Iterable[str] | None = None) -> dic
     items: dict[tuple[str, str], list[CtmItem]] = {}
     open_block: list[list[Timed]] | None = None
     start = 0
-    for number, fields, _ in _content(_lines(path) if lines is None else lines):
+    for number, fields, _ in _content(_lines(path, encoding) if lines is None else lines):
         if len(fields) < 5:
             raise StmCtmError(f"{where} line {number}: a ctm line needs 5 fields or more, got {' '.join(fields)!r}")
         key, word = (fields[0], fields[1]), fields[4]
