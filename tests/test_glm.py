@@ -191,13 +191,20 @@ def conversation(seed: int, decimals: int = 2, vocabulary: list[str] | None = No
     return stm, ctm
 
 
+def write_conversation(folder: Path, seed: int, decimals: int = 2) -> tuple[list[str], list[str]]:
+    """`conversation` written as ``folder/ref.stm`` and ``folder/hyp.ctm`` (the folder made); its lines."""
+    stm, ctm = conversation(seed, decimals)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
+    (folder / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    return stm, ctm
+
+
 @needs_sctk
 @pytest.mark.parametrize("name", GLMS)
 @pytest.mark.parametrize(("seed", "decimals"), [(0, 2), (1, 2), (2, 2), (3, 2), (4, 5), (5, 6)])
 def test_hubscr_equals_sctk_hubscr_per_segment(name: str, seed: int, decimals: int, tmp_path: Path) -> None:
-    stm, ctm = conversation(seed, decimals)
-    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    write_conversation(tmp_path, seed, decimals)
     expected = run_hubscr(tmp_path / "ref.stm", tmp_path / "hyp.ctm", glm_path(name))
     got = {
         c.utt_id: (c.ref_len - c.sub - c.dele, c.sub, c.dele, c.ins)
@@ -209,9 +216,7 @@ def test_hubscr_equals_sctk_hubscr_per_segment(name: str, seed: int, decimals: i
 @needs_sctk
 def test_wer_on_hubscr_rows_equals_sctk_hubscr(tmp_path: Path) -> None:
     """The rows feed any error-rate road (SCP files, measure(), the callback) with hubscr's numbers."""
-    stm, ctm = conversation(7)
-    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    write_conversation(tmp_path, 7)
     expected = run_hubscr(tmp_path / "ref.stm", tmp_path / "hyp.ctm", glm_path("en20090415"))
     rows = hubscr_rows(tmp_path / "ref.stm", tmp_path / "hyp.ctm", "en20090415")
     metric = WER(
@@ -225,9 +230,7 @@ def test_wer_on_hubscr_rows_equals_sctk_hubscr(tmp_path: Path) -> None:
 @needs_sctk
 def test_stm_ctm_through_scp_files_equal_sctk_hubscr(tmp_path: Path) -> None:
     """`sclite_scps` writes what the command line and measure() read: the numbers stay hubscr's, per speaker too."""
-    stm, ctm = conversation(3)
-    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    stm, _ = write_conversation(tmp_path, 3)
     expected = run_hubscr(tmp_path / "ref.stm", tmp_path / "hyp.ctm", glm_path("en20030506"))
     inputs = sclite_scps(tmp_path / "ref.stm", tmp_path / "hyp.ctm", tmp_path / "scp", glm="en20030506")
     metric = WER(per_utterance=True, utt2spk=inputs.utt2spk, **inputs.options)
@@ -243,9 +246,7 @@ def test_command_line_scores_stm_ctm_as_sctk_hubscr(tmp_path: Path, capsys) -> N
     """``lightscore score ref.stm hyp.ctm --glm en20030506``: hubscr's totals."""
     from lightscore.cli.parser import main
 
-    stm, ctm = conversation(5)
-    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    write_conversation(tmp_path, 5)
     expected = run_hubscr(tmp_path / "ref.stm", tmp_path / "hyp.ctm", glm_path("en20030506"))
     capsys.readouterr()
     assert main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.ctm"), "--glm", "en20030506"]) == 0
@@ -263,9 +264,7 @@ def test_command_line_counts_stm_ctm_as_its_scp_files_do(tmp_path: Path, capsys)
     prints what the route through the files prints (taken here for ``--alignment``), interval and all."""
     from lightscore.cli.parser import main
 
-    stm, ctm = conversation(6)
-    (tmp_path / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (tmp_path / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
+    write_conversation(tmp_path, 6)
     command = ["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.ctm"), "--glm", "en20090415", "--ci", "0.9"]
     capsys.readouterr()
     assert main(command) == 0

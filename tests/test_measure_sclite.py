@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_glm import conversation, run_hubscr
+from test_glm import run_hubscr, write_conversation
 from test_sclite_case import needs_sctk, run_sclite
 from test_sharded_measure import run, torchrun
 
@@ -35,13 +35,6 @@ def trn_pairs(seed: int, n: int = 30) -> list[tuple[str, str]]:
         hyp = [w for w in " ".join(ref).replace("{ um / uh / @ }", "um").split() if rng.random() > 0.15]
         pairs.append((" ".join(ref), " ".join(w.strip("()") for w in hyp)))
     return pairs
-
-
-def write_stm_ctm(folder: Path, seed: int) -> None:
-    stm, ctm = conversation(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "ref.stm").write_text("\n".join(stm) + "\n", encoding="utf-8")
-    (folder / "hyp.ctm").write_text("\n".join(ctm) + "\n", encoding="utf-8")
 
 
 def totals(per_utterance: dict[str, tuple[int, int, int, int]]) -> tuple[int, int]:
@@ -83,7 +76,7 @@ def test_trn_files_bound_in_measure_equal_sclite(tmp_path: Path) -> None:
 def test_stm_ctm_bound_in_measure_equal_sctk_hubscr(tmp_path: Path) -> None:
     expected = {}
     for test, seed in (("dev", 3), ("eval", 4)):
-        write_stm_ctm(tmp_path / test, seed)
+        write_conversation(tmp_path / test, seed)
         expected[test] = totals(
             run_hubscr(tmp_path / test / "ref.stm", tmp_path / test / "hyp.ctm", glm_path("en20030506"))
         )
@@ -100,7 +93,7 @@ def test_stm_ctm_under_torchrun_equal_one_process(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     for root in (one, two):
         for test, seed in (("dev", 5), ("eval", 6)):
-            write_stm_ctm(root / test, seed)
+            write_conversation(root / test, seed)
         (root / "metrics.yaml").write_text(json.dumps(hubscr_config(root)))
     measure(str(one / "metrics.yaml"))
     done = run(torchrun("measure", str(two / "metrics.yaml")), two)
@@ -109,7 +102,7 @@ def test_stm_ctm_under_torchrun_equal_one_process(tmp_path: Path) -> None:
 
 
 def test_bad_bindings_are_named(tmp_path: Path) -> None:
-    write_stm_ctm(tmp_path / "dev", 0)
+    write_conversation(tmp_path / "dev", 0)
     wer = {"_target_": "lightscore.metrics.WER"}
     with pytest.raises(ValueError, match=r"metrics\[0\]: ref and hyp are both sclite files .*'ref.stm', 'hyp'"):
         measure(
