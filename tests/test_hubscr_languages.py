@@ -122,6 +122,12 @@ def test_command_line_scores_a_language_as_sctk_hubscr(tmp_path: Path, capsys) -
     assert "case=sensitive" in direct and "stm/ctm as hubscr -l arabic" in direct
     assert main([*command, "--language", "arabic", "--alignment", str(tmp_path / "al")]) == 0
     assert capsys.readouterr().out == direct + f"alignment: {tmp_path / 'al'}\n"
+    for case in ("sclite", "sensitive"):  # a --case of the user's: both routes fold as the files' route does
+        assert main([*command, "--language", "arabic", "--case", case]) == 0
+        folded = capsys.readouterr().out
+        assert main([*command, "--language", "arabic", "--case", case, "--alignment", str(tmp_path / case)]) == 0
+        assert capsys.readouterr().out == folded + f"alignment: {tmp_path / case}\n"
+    assert folded == direct  # --case sensitive is Arabic's own
     (tmp_path / "ref.trn").write_text("a (s-1)\n")
     (tmp_path / "hyp.trn").write_text("a (s-1)\n")
     assert main(["score", str(tmp_path / "ref.trn"), str(tmp_path / "hyp.trn"), "--language", "spanish"]) == 1

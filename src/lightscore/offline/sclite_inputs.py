@@ -191,8 +191,10 @@ def score_segments(
     """
     from lightscore.text.hubscr import hubscr
 
+    # The files' route folds as the language's sclite does, then as the metric does: A-Z if either folds.
+    folds = metric.case == "sclite" or stm_options(language)["case"] == "sclite"
     flags = {"optional_deletable": metric.optional_deletable, "fragments": metric.fragments}
-    found = hubscr(ref, hyp, glm, **flags, language=language)
+    found = hubscr(ref, hyp, glm, "generic" if folds else "sensitive", **flags, language=language)
     metric.add_counts((c.utt_id, c.sub, c.dele, c.ins, c.ref_len) for c in found)
     return _stm_note(glm, language)
 
