@@ -143,9 +143,9 @@ def _score_segments(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from lightscore.offline.compare import metric_by_name
     from lightscore.offline.sclite_inputs import score_segments, stm_options
 
-    _sclite_options(options, stm_options(args.language or "english"))
+    _sclite_options(options, stm_options(args.language))
     metric = metric_by_name(**options)
-    prepared = score_segments(metric, args.ref, args.hyp, args.glm, args.language or "english")
+    prepared = score_segments(metric, args.ref, args.hyp, args.glm, args.language)
     _print_score(metric, metric.compute(), prepared, args.ci)
     return 0
 
@@ -160,7 +160,7 @@ def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
     found, prepared = input_format(args.ref, args.hyp, args.format), ""
     flags = {"markup": args.markup, "optional_deletable": args.optional_deletable, "fragments": args.fragments}
-    if found != "stm" and (args.glm is not None or args.language is not None):
+    if found != "stm" and (args.glm is not None or args.language != "english"):
         option = "--glm" if args.glm is not None else "--language"
         raise ValueError(f"{option} is hubscr's, for an stm reference and a ctm hypothesis: give REF.stm HYP.ctm")
     if found != "scp":
@@ -172,7 +172,7 @@ def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
         scratch = tempfile.mkdtemp(prefix="lightscore-sclite-")
         atexit.register(shutil.rmtree, scratch, True)  # the inputs are re-read for --alignment and --report
-        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm, args.language or "english")
+        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm, args.language)
         args.ref, args.hyp = str(inputs.ref), str(inputs.hyp)
         if options.get("utt2spk") is None and inputs.utt2spk is not None:
             options["utt2spk"] = str(inputs.utt2spk)

@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     glm = "stm/ctm: filter both sides with a GLM as hubscr (en20030506, en20090415 or a file)"
     score.add_argument("--glm", metavar="GLM", help=glm)
     language = "stm/ctm: hubscr's -l (csrfilt's and sclite's case switches; default english)"
-    score.add_argument("--language", choices=LANGUAGES, help=language)
+    score.add_argument("--language", choices=LANGUAGES, default="english", help=language)
     score.add_argument("--markup", action="store_true", help="read sclite's markup ({ a / b }, @) in SCP text too")
     score.add_argument("-D", "--optional-deletable", action="store_true", help="sclite -D: (word) may be left out")
     score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")

@@ -204,13 +204,8 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
     def _add_totals(self, totals: tuple[int, int, int, int, int], utterances: int) -> None:
         """Add ``(S, D, I, ref_len, utterances with an error)`` of ``utterances`` utterances to the state."""
         s, d, i, ref_len, errors = totals
-        self.substitutions += s
-        self.deletions += d
-        self.insertions += i
-        self.hits += ref_len - s - d
-        self.ref_len += ref_len
-        self.utterances += utterances
-        self.error_utterances += errors
+        for state, added in zip(STATES, (s, d, i, ref_len - s - d, ref_len, utterances, errors)):
+            setattr(self, state, getattr(self, state) + added)
 
     def _count_batch(
         self, ref: Sequence[str], hyp: Sequence[str], utt_ids: Sequence[str] | None
