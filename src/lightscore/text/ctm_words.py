@@ -130,8 +130,9 @@ def _columns(text: str) -> list[list[str]] | None:
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     space = _ASCII_SPACE[raw]
     first_byte = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # where each field starts
-    line = np.cumsum(raw == 10)[first_byte]
-    opens = np.concatenate(([True], line[1:] != line[:-1]))  # a line's first field
+    opens = np.zeros(len(first_byte), dtype=bool)  # a line's first field: the first after a line break
+    after_break = np.searchsorted(first_byte, np.flatnonzero(raw == 10))
+    opens[0], opens[after_break[after_break < len(first_byte)]] = True, True
     comment = opens & (raw[first_byte] == 59) & (raw[np.minimum(first_byte + 1, len(raw) - 1)] == 59)
     comment &= first_byte + 1 < len(raw)
     counts = np.diff(np.flatnonzero(np.concatenate((opens, [True]))))
@@ -145,19 +146,42 @@ def _columns(text: str) -> list[list[str]] | None:
     return [tokens[k::width] for k in range(width)]
 
 
-_NOT_TIME = re.compile(r"[^0-9. ]")
-_BAD_DECIMALS = re.compile(r"\.(?:[0-9]*\.|[0-9]{4})")
+def _plain_times(times: list[str]) -> np.ndarray | None:
+    """The times as float64, when every one is a plain number of at most three decimals (else None).
 
+    A sign, an exponent, a word, a fourth decimal, a second dot or a lone dot leaves the ctm to
+    the line reader. The digits are read in numpy: ``n / 10**k`` is the double nearest the decimal
+    (IEEE division rounds correctly; ``n`` of at most 15 digits is exact), ``float``'s own, and
+    ``round(t, 3)`` is ``t`` itself, as csrfilt reprints it.
 
-def _irregular(times: str) -> bool:
-    """Whether space-separated times hold anything but plain numbers of at most three decimals (for which
-    ``round(t, 3)`` is ``t`` itself, as csrfilt reprints them): a sign, an exponent, a word, a fourth decimal,
-    a second or a lone dot.
-
-    >>> [_irregular(times) for times in ("1 2.5 .25 3. 0.125", "1.0005", "-1", "1e3", "1 . 2", "1.2.3", ".")]
-    [False, True, True, True, True, True, True]
+    >>> _plain_times(["1", "2.5", ".25", "3.", "0.125"]).tolist()
+    [1.0, 2.5, 0.25, 3.0, 0.125]
+    >>> [_plain_times([t]) for t in ("1.0005", "-1", "1e3", ".", "1.2.3", "٣")]
+    [None, None, None, None, None, None]
     """
-    return bool(_NOT_TIME.search(times) or _BAD_DECIMALS.search(times)) or " . " in f" {times} "
+    joined = " ".join(times) + " "
+    if not joined.isascii():
+        return None
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == 32)  # split()'s fields: one space after each
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    lengths = ends - starts
+    whole = np.zeros(len(times), dtype=np.int64)
+    digits, decimals = np.zeros_like(whole), np.zeros_like(whole)
+    dotted, bad = np.zeros(len(times), dtype=bool), np.zeros(len(times), dtype=bool)
+    for place in range(min(int(lengths.max()), 17)):  # every field's character at ``place``, all at once
+        char = raw[np.minimum(starts + place, len(raw) - 1)]
+        inside = place < lengths
+        value = char - np.uint8(48)  # a digit's value; a byte below "0" wraps above 9
+        digit, dot = inside & (value < 10), inside & (char == 46)
+        bad |= (inside & ~digit & ~dot) | (dot & dotted)
+        whole = np.where(digit, whole * 10 + value, whole)
+        digits += digit
+        decimals += digit & dotted
+        dotted |= dot
+    if bad.any() or lengths.max() > 16 or digits.min() == 0 or digits.max() > 15 or decimals.max() > 3:
+        return None
+    return whole / np.array([1.0, 10.0, 100.0, 1000.0])[decimals]
 
 
 def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
@@ -173,7 +197,8 @@ def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, d
     if len(columns) < 5:
         return None
     files, channels, begins, durations, words = columns[:5]
-    if _irregular(" ".join(begins)) or _irregular(" ".join(durations)):
+    begin, duration = _plain_times(begins), _plain_times(durations)
+    if begin is None or duration is None:
         return None
     cache = known[len(columns) > 5]
     distinct = set(words)
@@ -182,8 +207,6 @@ def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, d
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
     keys, line_key = _conversations(files, channels)
-    begin = np.array(begins, dtype=np.float64)
-    duration = np.array(durations, dtype=np.float64)
     table = _WordTable(entries)
     word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(words))
     line, sub = _expanded(table.items[word])

@@ -121,12 +121,12 @@ def _scored(
     """The segments hubscr scores with the words of their ctm items, and the case folding of the words."""
     rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
     segments = read_stm(stm, lang.encoding)
-    fast = None
+    texts, fast = [s.text for s in segments], None
     if rules is not None:
-        scored = [k for k, s in enumerate(segments) if s.text.strip().upper() != IGNORE]
-        texts = csrfilt_lines([segments[k].text for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
-        for k, text in zip(scored, texts):
-            segments[k] = segments[k]._replace(text=text)
+        scored = [k for k, text in enumerate(texts) if text.strip().upper() != IGNORE]
+        filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
+        for k, text in zip(scored, filtered):
+            texts[k] = text
         fast = filtered_words(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
     if fast is None:
         if rules is not None:
@@ -140,24 +140,28 @@ def _scored(
         words, midpoints = fast
     case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
-    segments = _fold_names(segments, fold)
+    segments = _fold_names(segments, fold, texts)
     words = {(fold(f), fold(c)): shapes for (f, c), shapes in words.items()}
     midpoints = {(fold(f), fold(c)): mids for (f, c), mids in midpoints.items()}
     return assign_words(segments, words, midpoints), fold  # type: ignore[arg-type]
 
 
-def _fold_names(segments: list[Segment], fold: Callable[[str], str]) -> list[Segment]:
-    """The segments with their files, channels and speakers folded: sclite folds whole lines, ids too.
+def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list[str]) -> list[Segment]:
+    """The segments with their files, channels and speakers folded (sclite folds whole lines, ids too), and these
+    texts (the filtered ones).
 
-    >>> [s.file for s in _fold_names([Segment("F1", "A", "S", 0, 1, "", "x", 1)], str.lower)]
-    ['f1']
-    >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower)]
+    >>> [s[:3] + s[6:7] for s in _fold_names([Segment("F1", "A", "S", 0, 1, "", "x", 1)], str.lower, ["Y"])]
+    [('f1', 'a', 's', 'Y')]
+    >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower, ["x"])]
     [('f\\x00g', 'a', 's')]
     """
     names = fold("\0".join(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments))).split("\0")
     if len(names) != 3 * len(segments):  # a name holds a NUL: one at a time
         names = [fold(name) for s in segments for name in (s.file, s.channel, s.speaker)]
-    return [Segment(*names[3 * k : 3 * k + 3], *s[3:]) for k, s in enumerate(segments)]
+    return [
+        Segment(*names[3 * k : 3 * k + 3], s.begin, s.end, s.labels, text, s.line)
+        for k, (s, text) in enumerate(zip(segments, texts))
+    ]
 
 
 def hubscr_rows(
@@ -231,18 +235,24 @@ def hubscr(
         ValueError: a language not scored here.
     """
     lang = hubscr_language(language)
-    with _collector_paused():
-        scored, fold = _scored(stm, ctm, glm, case, lang)
-        vocabulary = Vocabulary(optional_deletable, fragments)
-        known: dict = {}  # shape -> vocabulary indices, shared by every hypothesis
-        pairs = [
-            (encode(fold(seg.text), vocabulary), _hyp_network(items, fold, vocabulary, known))
-            for _, seg, items in scored
-        ]
-        return [
-            SegmentCounts(utt_id, seg.speaker, seg.file, seg.channel, *counts)
-            for (utt_id, seg, _), counts in zip(scored, count_encoded(pairs, vocabulary))
-        ]
+    with _collector_paused():  # the corpus is freed with _counts' locals, before the collector is back
+        return _counts(*_scored(stm, ctm, glm, case, lang), Vocabulary(optional_deletable, fragments))
+
+
+def _counts(
+    scored: list[tuple[str, Segment, list[Shape]]], fold: Callable[[str], str], vocabulary: Vocabulary
+) -> list[SegmentCounts]:
+    """Every scored segment's counts, all aligned at once."""
+    refs = [encode(fold(seg.text), vocabulary) for _, seg, _ in scored]
+    # Each distinct shape's vocabulary indices (`_indices`), shared by every hypothesis.
+    known = {
+        shape: _indices(shape, fold, vocabulary) for shape in dict.fromkeys(chain.from_iterable(s[2] for s in scored))
+    }
+    pairs = list(zip(refs, [_hyp_network(items, fold, vocabulary, known) for _, _, items in scored]))
+    return [
+        SegmentCounts(utt_id, seg.speaker, seg.file, seg.channel, *counts)
+        for (utt_id, seg, _), counts in zip(scored, count_encoded(pairs, vocabulary))
+    ]
 
 
 @contextmanager
@@ -273,6 +283,9 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
     ``known`` maps a shape to its words' vocabulary indices (`_indices`); a shape holding a word
     with a brace or slash, which the text route reads as markup, sends the whole hypothesis there.
     """
+    entries = list(map(known.get, shapes))
+    if set(map(type, entries)) <= {int}:  # every shape one word seen before: a line
+        return Encoded(entries, None, [], None)
     words: list[int] = []
     jumps: list[int] = []
     merges: list[tuple[int, list[int]]] = []

@@ -76,7 +76,7 @@ class Vocabulary:
         """The indices of the words ``tokens`` spell (as sclite's ``new_WORD`` reads them)."""
         known = self._by_token
         try:
-            return [known[token] for token in tokens]
+            return list(map(known.__getitem__, tokens))
         except KeyError:
             for token in tokens:
                 if token not in known:

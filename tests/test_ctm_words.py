@@ -1,0 +1,142 @@
+"""The ctm hypothesis read straight through the GLM (`lightscore.text.ctm_words`) against csrfilt's printed route."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_glm import OTHER, RULE_WORDS
+
+from lightscore.text.ctm_words import (
+    Csrfilt,
+    _by_columns,
+    _columns,
+    _line_by_line,
+    _plain_times,
+    filtered_words,
+    words_of,
+)
+from lightscore.text.glm import GLMS, glm_path, read_glm
+from lightscore.text.hubscr import filter_ctm_lines
+from lightscore.text.stm_ctm import read_ctm
+
+
+def ctm_lines(rng: random.Random, count: int) -> list[str]:
+    """ctm lines with GLM words (split, alternated, deleted), times of 1 to 6 decimals, with and without confidence."""
+    vocabulary = [*rng.sample(RULE_WORDS, 80), *OTHER, "%HESITATION", "UH", "{", "a/b"]
+    lines = [";; generated", ""]
+    for k in range(count):
+        decimals = rng.randint(1, 6)
+        channel = rng.choice("AB")
+        conf = f" {rng.random():.2f}" if rng.random() < 0.6 else rng.choice(["", "", " 1"])
+        at, length = rng.uniform(0, 50), rng.uniform(0.01, 2)
+        lines.append(f"f{k % 3} {channel} {at:.{decimals}f} {length:.{decimals}f} {rng.choice(vocabulary)}{conf}")
+    return lines
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize("seed", range(6))
+def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_path: Path) -> None:
+    """`filtered_words` equals csrfilt's printed lines read back by `read_ctm`: words, order and midpoints."""
+    glm = read_glm(glm_path(name))
+    path = tmp_path / "hyp.ctm"
+    path.write_text("\n".join(ctm_lines(random.Random(seed), 400)) + "\n", encoding="utf-8")
+    found = filtered_words(path, glm)
+    assert found is not None
+    assert found == printed_route(path, glm)
+
+
+def printed_route(path: Path, glm) -> tuple[dict, dict]:
+    """csrfilt's printed ctm lines read back by `read_ctm`: each conversation's words and midpoints."""
+    with open(path, encoding="utf-8") as f:
+        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
+    return (
+        {key: [words_of(item) for item in items] for key, items in printed.items()},
+        {key: [item.midpoint for item in items] for key, items in printed.items()},
+    )
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("conf", [True, False])
+def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: bool, tmp_path: Path) -> None:
+    """The numpy reader (every line the same fields, times of at most 3 decimals) equals the printed route.
+
+    Durations of a few milliseconds split in 2-4 words put ``round(x, 3)`` on halves, where numpy's
+    rounding alone would differ from Python's.
+    """
+    rng = random.Random(seed)
+    glm = read_glm(glm_path(name))
+    vocabulary = [*rng.sample(RULE_WORDS, 80), *OTHER, "%HESITATION", "UH", "gonna", "he's"]
+    lines = [";; generated"]
+    for k in range(600):
+        decimals, tiny = rng.randint(0, 3), rng.random() < 0.3
+        length = rng.randint(1, 9) / 1000 if tiny else rng.uniform(0.01, 2)
+        tail = f" {rng.random():.2f}" if conf else ""
+        lines.append(
+            f"f{k % 3} {rng.choice('AB')} {rng.uniform(0, 50):.{decimals}f} {length:.3f} {rng.choice(vocabulary)}{tail}"
+        )
+    path = tmp_path / "hyp.ctm"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = [line.split() for line in lines[1:]]
+    found = _by_columns(_columns(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
+    assert found is not None
+    assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
+    assert found == printed_route(path, glm)
+
+
+def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
+    glm = read_glm(glm_path("en20030506"))
+    assert _by_columns([["f"], ["A"], ["1.0005"], ["0.5"], ["gonna"], ["1"]], Csrfilt(glm), ({}, {})) is None
+    assert _by_columns([["f"], ["A"], ["1"], ["0.5"]], Csrfilt(glm), ({}, {})) is None
+
+
+ctm_fields = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)
+ctm_gaps = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c", "\x1f", "\xa0", "\u3000", "\u2028"])
+
+
+@given(st.lists(st.tuples(st.lists(ctm_fields, max_size=7), ctm_gaps, st.sampled_from(["", ";;"])), max_size=12))
+def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], str, str]]) -> None:
+    """`_columns` of a text is its lines' fields (blank and ``;;`` lines left out) column by column, or None
+    when the lines' numbers of fields differ, whatever ASCII whitespace separates them (the line reader's
+    `split`); a text with other whitespace may be left to the line reader (None)."""
+    text = "\n".join(mark + gap.join(fields) for fields, gap, mark in lines)
+    rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
+    widths = {len(fields) for fields in rows}
+    expected = [list(column) for column in zip(*rows)] if len(widths) == 1 else None
+    found = _columns(text)
+    assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
+
+
+def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:
+    path = tmp_path / "hyp.ctm"
+    path.write_text("f1 A * * <ALT_BEGIN>\nf1 A 1 0.5 a\nf1 A * * <ALT>\nf1 A 1 0.5 b\nf1 A * * <ALT_END>\n")
+    assert filtered_words(path, read_glm(glm_path("en20030506"))) is None
+
+
+def _is_plain(time: str) -> bool:
+    """A plain number of at most three decimals (what csrfilt reprints unchanged), said in a regex."""
+    return (
+        re.fullmatch(r"(?=\.?[0-9])[0-9]{0,15}(\.[0-9]{0,3})?", time) is not None and sum(map(str.isdigit, time)) <= 15
+    )
+
+
+# Numbers written as ctm times are (one to five decimals, long digit runs), and anything else.
+times = st.from_regex(r"[0-9]{0,17}\.?[0-9]{0,5}", fullmatch=True) | st.text(
+    alphabet=st.sampled_from("0123456789.-+e_٣"), min_size=1, max_size=20
+)
+
+
+@given(st.lists(times.filter(bool), min_size=1, max_size=8))
+def test_plain_times_are_floats_or_none(column: list[str]) -> None:
+    """`_plain_times` reads a column exactly as ``float`` does when every time in it is plain, else gives None
+    (and the ctm goes to the line reader)."""
+    found = _plain_times(column)
+    if all(map(_is_plain, column)):
+        assert found is not None and found.tolist() == [float(t) for t in column]
+    else:
+        assert found is None
