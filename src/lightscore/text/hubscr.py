@@ -155,13 +155,21 @@ def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list
     >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower, ["x"])]
     [('f\\x00g', 'a', 's')]
     """
-    names = fold("\0".join(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments))).split("\0")
-    if len(names) != 3 * len(segments):  # a name holds a NUL: one at a time
-        names = [fold(name) for s in segments for name in (s.file, s.channel, s.speaker)]
+    names = _fold_all(list(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments)), fold)
     return [
         Segment(*names[3 * k : 3 * k + 3], s.begin, s.end, s.labels, text, s.line)
         for k, (s, text) in enumerate(zip(segments, texts))
     ]
+
+
+def _fold_all(texts: list[str], fold: Callable[[str], str]) -> list[str]:
+    """``[fold(text) for text in texts]`` in one call (sclite's folding goes character by character).
+
+    >>> _fold_all(["A", "B\\0C"], str.lower)
+    ['a', 'b\\x00c']
+    """
+    folded = fold("\0".join(texts)).split("\0")
+    return folded if len(folded) == len(texts) else [fold(text) for text in texts]  # a text holds a NUL
 
 
 def hubscr_rows(
@@ -243,7 +251,7 @@ def _counts(
     scored: list[tuple[str, Segment, list[Shape]]], fold: Callable[[str], str], vocabulary: Vocabulary
 ) -> list[SegmentCounts]:
     """Every scored segment's counts, all aligned at once."""
-    refs = [encode(fold(seg.text), vocabulary) for _, seg, _ in scored]
+    refs = [encode(text, vocabulary) for text in _fold_all([seg.text for _, seg, _ in scored], fold)]
     # Each distinct shape's vocabulary indices (`_indices`), shared by every hypothesis.
     known = {
         shape: _indices(shape, fold, vocabulary) for shape in dict.fromkeys(chain.from_iterable(s[2] for s in scored))
