@@ -43,7 +43,6 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from lightscore.text.choices import NORMALIZERS
@@ -120,7 +119,7 @@ class TextNormalizer:
         >>> get_normalizer("none", substitutions={"okay": "ok"}, fillers=["um", "uh"]).describe()
         'none + 1 substitutions (sha1 f1daa471) + 2 fillers (sha1 e515c6a9)'
         """
-        head = self.name if self.name == "none" else f"{self.name} ({PACKAGE} {metadata.version(PACKAGE)})"
+        head = self.name if self.name == "none" else f"{self.name} ({PACKAGE} {_version()})"
         return " + ".join((head, *self.labels))
 
 
@@ -199,7 +198,7 @@ def whisper_normalizer(name: str) -> Callable[[str], str]:
         english.replacers.pop(pattern, None)
     if english_rules_sha1(english) != OPENAI_ENGLISH_RULES_SHA1:
         raise RuntimeError(
-            f"{PACKAGE} {metadata.version(PACKAGE)} changed Whisper's English rule tables, so its output may "
+            f"{PACKAGE} {_version()} changed Whisper's English rule tables, so its output may "
             f"differ from openai-whisper's: install {PACKAGE}<=0.1.15"
         )
     return english
@@ -363,3 +362,10 @@ def _user_rules(substitutions: tuple[tuple[str, str], ...], fillers: tuple[str, 
         return pattern.sub(lambda m: table[m.group(0)], text) if pattern else text
 
     return apply
+
+
+def _version() -> str:
+    """The installed whisper-normalizer's version (importlib.metadata, ~30 ms to import, loads only when asked)."""
+    from importlib import metadata
+
+    return metadata.version(PACKAGE)
