@@ -11,12 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
+from lightscore.text.ctm_fields import ctm_fields
 from lightscore.text.ctm_words import (
     Csrfilt,
     _by_columns,
-    _columns,
     _line_by_line,
-    _plain_times,
     filtered_words,
     words_of,
 )
@@ -83,7 +82,7 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = [line.split() for line in lines[1:]]
-    found = _by_columns(_columns(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
+    found = _by_columns(ctm_fields(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
     assert found is not None
     assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
     assert found == printed_route(path, glm)
@@ -91,24 +90,25 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
 
 def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
     glm = read_glm(glm_path("en20030506"))
-    assert _by_columns([["f"], ["A"], ["1.0005"], ["0.5"], ["gonna"], ["1"]], Csrfilt(glm), ({}, {})) is None
-    assert _by_columns([["f"], ["A"], ["1"], ["0.5"]], Csrfilt(glm), ({}, {})) is None
+    assert _by_columns(ctm_fields("f A 1.0005 0.5 gonna 1\n"), Csrfilt(glm), ({}, {})) is None
+    assert _by_columns(ctm_fields("f A 1 0.5\n"), Csrfilt(glm), ({}, {})) is None
 
 
-ctm_fields = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)
+field_texts = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)
 ctm_gaps = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c", "\x1f", "\xa0", "\u3000", "\u2028"])
 
 
-@given(st.lists(st.tuples(st.lists(ctm_fields, max_size=7), ctm_gaps, st.sampled_from(["", ";;"])), max_size=12))
+@given(st.lists(st.tuples(st.lists(field_texts, max_size=7), ctm_gaps, st.sampled_from(["", ";;"])), max_size=12))
 def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], str, str]]) -> None:
-    """`_columns` of a text is its lines' fields (blank and ``;;`` lines left out) column by column, or None
+    """`ctm_fields` of a text is its lines' fields (blank and ``;;`` lines left out) column by column, or None
     when the lines' numbers of fields differ, whatever ASCII whitespace separates them (the line reader's
     `split`); a text with other whitespace may be left to the line reader (None)."""
     text = "\n".join(mark + gap.join(fields) for fields, gap, mark in lines)
     rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
     widths = {len(fields) for fields in rows}
     expected = [list(column) for column in zip(*rows)] if len(widths) == 1 else None
-    found = _columns(text)
+    fields = ctm_fields(text)
+    found = None if fields is None else [fields.column(k) for k in range(fields.width)]
     assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
 
 
@@ -133,9 +133,9 @@ times = st.from_regex(r"[0-9]{0,17}\.?[0-9]{0,5}", fullmatch=True) | st.text(
 
 @given(st.lists(times.filter(bool), min_size=1, max_size=8))
 def test_plain_times_are_floats_or_none(column: list[str]) -> None:
-    """`_plain_times` reads a column exactly as ``float`` does when every time in it is plain, else gives None
+    """`Fields.times` reads a column exactly as ``float`` does when every time in it is plain, else gives None
     (and the ctm goes to the line reader)."""
-    found = _plain_times(column)
+    found = ctm_fields("".join(f"f A {time} 1 x\n" for time in column)).times(2)
     if all(map(_is_plain, column)):
         assert found is not None and found.tolist() == [float(t) for t in column]
     else:

@@ -17,11 +17,11 @@ import os
 import re
 from collections.abc import Iterable
 from itertools import chain
-from operator import ne
 from typing import NamedTuple
 
 import numpy as np
 
+from lightscore.text.ctm_fields import Fields, ctm_fields
 from lightscore.text.ctm_times import alternation_times, split_times
 from lightscore.text.glm import Glm, csrfilt_lines
 from lightscore.text.stm_ctm import CtmItem
@@ -100,113 +100,37 @@ def filtered_words(
         text = f.read()
     csrfilt = glm if isinstance(glm, Csrfilt) else Csrfilt(glm)
     known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
-    columns = _columns(text)
-    found = _by_columns(columns, csrfilt, known) if columns is not None else None
+    fields = ctm_fields(text)
+    found = _by_columns(fields, csrfilt, known) if fields is not None else None
     if found is not None:
         return found
     rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
     return _line_by_line(rows, csrfilt, known)
 
 
-# The characters str.split() splits at: these ASCII ones, and (tested on the text) the others.
-_ASCII_SPACE = np.zeros(256, dtype=bool)
-_ASCII_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
-_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-
-
-def _columns(text: str) -> list[list[str]] | None:
-    """The ctm's fields by column, when every line that is not blank or a ``;;`` comment has as many (else None).
-
-    One ``split`` of the whole text; the bytes tell which line each field is on.
-
-    >>> _columns(";; c\\nf A 1 2 x\\n\\nf B 3 4 y\\n")
-    [['f', 'f'], ['A', 'B'], ['1', '3'], ['2', '4'], ['x', 'y']]
-    >>> _columns("f A 1 2 x\\nf B 3 4 y 0.5\\n") is None
-    True
-    """
-    tokens = text.split()
-    if not tokens or (not text.isascii() and _OTHER_SPACE.search(text)):
-        return None
-    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    space = _ASCII_SPACE[raw]
-    first_byte = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))  # where each field starts
-    opens = np.zeros(len(first_byte), dtype=bool)  # a line's first field: the first after a line break
-    after_break = np.searchsorted(first_byte, np.flatnonzero(raw == 10))
-    opens[0], opens[after_break[after_break < len(first_byte)]] = True, True
-    comment = opens & (raw[first_byte] == 59) & (raw[np.minimum(first_byte + 1, len(raw) - 1)] == 59)
-    comment &= first_byte + 1 < len(raw)
-    counts = np.diff(np.flatnonzero(np.concatenate((opens, [True]))))
-    kept = counts[~comment[opens]]
-    if not len(kept) or (kept != kept[0]).any():
-        return None
-    if comment.any():
-        dropped = np.repeat(comment[opens], counts)
-        tokens = [token for token, out in zip(tokens, dropped.tolist()) if not out]
-    width = int(kept[0])
-    return [tokens[k::width] for k in range(width)]
-
-
-def _plain_times(times: list[str]) -> np.ndarray | None:
-    """The times as float64, when every one is a plain number of at most three decimals (else None).
-
-    A sign, an exponent, a word, a fourth decimal, a second dot or a lone dot leaves the ctm to
-    the line reader. The digits are read in numpy: ``n / 10**k`` is the double nearest the decimal
-    (IEEE division rounds correctly; ``n`` of at most 15 digits is exact), ``float``'s own, and
-    ``round(t, 3)`` is ``t`` itself, as csrfilt reprints it.
-
-    >>> _plain_times(["1", "2.5", ".25", "3.", "0.125"]).tolist()
-    [1.0, 2.5, 0.25, 3.0, 0.125]
-    >>> [_plain_times([t]) for t in ("1.0005", "-1", "1e3", ".", "1.2.3", "٣")]
-    [None, None, None, None, None, None]
-    """
-    joined = " ".join(times) + " "
-    if not joined.isascii():
-        return None
-    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
-    ends = np.flatnonzero(raw == 32)  # split()'s fields: one space after each
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    lengths = ends - starts
-    whole = np.zeros(len(times), dtype=np.int64)
-    digits, decimals = np.zeros_like(whole), np.zeros_like(whole)
-    dotted, bad = np.zeros(len(times), dtype=bool), np.zeros(len(times), dtype=bool)
-    for place in range(min(int(lengths.max()), 17)):  # every field's character at ``place``, all at once
-        char = raw[np.minimum(starts + place, len(raw) - 1)]
-        inside = place < lengths
-        value = char - np.uint8(48)  # a digit's value; a byte below "0" wraps above 9
-        digit, dot = inside & (value < 10), inside & (char == 46)
-        bad |= (inside & ~digit & ~dot) | (dot & dotted)
-        whole = np.where(digit, whole * 10 + value, whole)
-        digits += digit
-        decimals += digit & dotted
-        dotted |= dot
-    if bad.any() or lengths.max() > 16 or digits.min() == 0 or digits.max() > 15 or decimals.max() > 3:
-        return None
-    return whole / np.array([1.0, 10.0, 100.0, 1000.0])[decimals]
-
-
-def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
     """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
     or one alternation), timed by `lightscore.text.ctm_times` for all lines at once.
 
     Args:
-        columns: The fields by column (`_columns`).
+        fields: The ctm's fields (`lightscore.text.ctm_fields.ctm_fields`).
         csrfilt, known: The filter, and the words filtered so far (without and with a confidence field).
     """
-    if len(columns) < 5:
+    if fields.width < 5:
         return None
-    files, channels, begins, durations, words = columns[:5]
-    begin, duration = _plain_times(begins), _plain_times(durations)
+    begin, duration = fields.times(2), fields.times(3)
     if begin is None or duration is None:
         return None
-    cache = known[len(columns) > 5]
+    words = fields.column(4)
+    cache = known[fields.width > 5]
     distinct = set(words)
-    _filter_all(distinct, len(columns) > 5, csrfilt, cache)
+    _filter_all(distinct, fields.width > 5, csrfilt, cache)
     entries = {word: cache[word] for word in distinct}
     if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
         return None
-    keys, line_key = _conversations(files, channels)
+    keys, line_key = fields.runs(0, 1)
     table = _WordTable(entries)
     word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(words))
     line, sub = _expanded(table.items[word])
@@ -222,23 +146,6 @@ def _by_columns(columns: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, d
         {key: shapes[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
         {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
     )
-
-
-def _conversations(files: list[str], channels: list[str]) -> tuple[dict[tuple[str, str], int], np.ndarray]:
-    """Each ``(file, channel)`` numbered in order of appearance, and every line's number.
-
-    A ctm keeps a conversation's lines together, so only the first line of each run is looked up.
-
-    >>> _conversations(["a", "a", "b", "a"], ["1", "1", "1", "1"])
-    ({('a', '1'): 0, ('b', '1'): 1}, array([0, 0, 1, 0]))
-    """
-    changed = np.fromiter(map(ne, files[1:], files[:-1]), dtype=bool, count=len(files) - 1)
-    changed |= np.fromiter(map(ne, channels[1:], channels[:-1]), dtype=bool, count=len(files) - 1)
-    starts = [0, *(np.flatnonzero(changed) + 1).tolist()]
-    runs = [(files[k], channels[k]) for k in starts]
-    keys = {key: k for k, key in enumerate(dict.fromkeys(runs))}
-    lengths = np.diff([*starts, len(files)])
-    return keys, np.repeat(np.array([keys[key] for key in runs], dtype=np.int64), lengths)
 
 
 class _WordTable:
