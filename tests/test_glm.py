@@ -320,6 +320,26 @@ def test_rewrite_tries_every_rule_that_can_match(name: str, input_type: str, pur
     assert rewrite(text, glm, input_type, purpose) == cursor_rewrite(text, glm, input_type, purpose)
 
 
+SHORT_RULES = (
+    ";; sources of one or two characters, and ones whose first word is one\n"
+    "A LOT => ALOT\nI => EYE\nOK => O K\nX Y Z => XYZ\nQ R => QR / [P ] __\n"
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.lists(
+        st.sampled_from(["A", "LOT", "I", "OK", "X", "Y", "Z", "AI", "LOTA", "P", "Q", "R", "QR"]), max_size=10
+    )
+)
+def test_rewrite_finds_short_sources(text: list[str], tmp_path_factory) -> None:
+    """A source of one or two characters, or one that starts with a one-letter word, is found where it may match."""
+    path = tmp_path_factory.mktemp("glm") / "short.glm"
+    path.write_text(SHORT_RULES, encoding="utf-8")
+    glm, padded = read_glm(path), f" {' '.join(text)} "
+    assert rewrite(padded, glm, "stm", "ref") == cursor_rewrite(padded, glm, "stm", "ref")
+
+
 words_or_markup = st.sampled_from(["a", "B", "@", "wor-", "(uh)", "c{", "x/y"])
 shapes = st.lists(
     st.lists(st.lists(words_or_markup, max_size=3), min_size=1, max_size=3).map(lambda alts: tuple(map(tuple, alts))),

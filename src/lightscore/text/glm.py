@@ -162,9 +162,13 @@ def _strip_comment(line: str, comment: str) -> str:
 
 
 def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
-    """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
+    """The rules that apply (csrfilt's test of an input-dependent section: its regex found in the input type or
+    the purpose), indexed by their source's first two characters (one for a one-character source)."""
     fold = not glm.case_sensitive
-    sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
+    tests = {r.applies_to for r in glm.rules}
+    sections = {
+        regex: regex is None or bool(re.search(regex, input_type) or re.search(regex, purpose)) for regex in tests
+    }
     rules = [
         GlmRule(_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), r.applies_to, r.line)
         for r in glm.rules
@@ -177,11 +181,6 @@ def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmR
     singles = {key: entries for key, entries in by_key.items() if len(key) == 1}
     index = {key: [r for _, r in sorted(entries + singles.get(key[0], []))] for key, entries in by_key.items()}
     return index, fold
-
-
-def _applies(regex: str | None, input_type: str, purpose: str) -> bool:
-    """csrfilt's test of an input-dependent section: its regex found in the input type or the purpose."""
-    return regex is None or bool(re.search(regex, input_type)) or bool(re.search(regex, purpose))
 
 
 def _fold(text: str, fold: bool) -> str:
@@ -253,12 +252,11 @@ def _first(probe: str, at: int, rules: list[GlmRule] | tuple) -> GlmRule | None:
 
 
 class _Rules:
-    """The rules that apply to one input type and purpose, and per word of the input the few that could match in it.
+    """The rules that apply to one input type and purpose, and per distinct word the few that could match in it.
 
-    rfilter1's cursor tries every rule at every character; a rule whose left context ends with a
-    space can only match just after a space, and any rule only where its source agrees with the
-    word it starts in (and, past the word, with the space after it). Those candidates, in file
-    order, are worked out once per distinct word, so the cursor only stops where a rule may apply.
+    rfilter1's cursor tries every rule at every character. A rule matches only where the text starts with its
+    source, or past the word's end its source with the text (where three characters begin a source, ``heads``,
+    or a source of one or two stands, ``short``), and after a space if its left context ends with one.
     """
 
     def __init__(self, glm: Glm, input_type: str, purpose: str) -> None:
@@ -266,6 +264,9 @@ class _Rules:
         anywhere = {key: [r for r in rules if not r.left.endswith(" ")] for key, rules in self.index.items()}
         self.anywhere = {key: rules for key, rules in anywhere.items() if rules}
         self.at_space = any(key[:1] == " " for key in self.index)
+        sources = {r.source for rules in self.index.values() for r in rules}
+        self.heads = {source[:n] for source in sources for n in (1, 2, 3)}
+        self.short = {source for source in sources if len(source) <= 2}
         self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
 
     def candidates(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
@@ -275,17 +276,24 @@ class _Rules:
         """
         known = self.words[followed]
         found = known.get(word)
-        if found is None and not word:
-            found = known[word] = _NOTHING
         if found is None:
-            tail, keys = (" " if followed else ""), self.anywhere
-            rest = word + tail
-            # Only where a rule's source begins with the characters there can a rule match.
-            offsets = [k for k in range(1, len(word)) if rest[k : k + 2] in keys or rest[k] in keys]
-            inside = [(k, _possible(keys, rest[k:], followed)) for k in [0, *offsets]]
-            found = (_possible(self.index, rest, followed), [inside[0]] + [e for e in inside[1:] if e[1]])
-            known[word] = _NOTHING if not found[0] and len(found[1]) == 1 and not found[1][0][1] else found
-        return known[word]
+            found = known[word] = self._find(word, followed) if word else _NOTHING
+        return found
+
+    def _find(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
+        rest, heads, short = word + (" " if followed else ""), self.heads, self.short
+        offsets = [
+            k for k in range(len(word)) if rest[k : k + 3] in heads or rest[k : k + 2] in short or rest[k] in short
+        ]
+        if not offsets:
+            return _NOTHING
+        starts = (0, _possible(self.anywhere, rest, followed) if offsets[0] == 0 else [])
+        inside = [(k, _possible(self.anywhere, rest[k:], followed)) for k in offsets if k]
+        found = (
+            _possible(self.index, rest, followed) if offsets[0] == 0 else [],
+            [starts] + [e for e in inside if e[1]],
+        )
+        return _NOTHING if not found[0] and len(found[1]) == 1 and not found[1][0][1] else found
 
 
 _NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
@@ -302,9 +310,8 @@ _indexes: dict[tuple[int, str, str], _Rules] = {}
 
 def _indexed(glm: Glm, input_type: str, purpose: str) -> _Rules:
     key = (id(glm), input_type, purpose)
-    if key not in _indexes:
-        _indexes[key] = _Rules(glm, input_type, purpose)
-    return _indexes[key]
+    found = _indexes[key] = _indexes.get(key) or _Rules(glm, input_type, purpose)
+    return found
 
 
 def csrfilt(
