@@ -121,6 +121,13 @@ def test_chrf_equals_sacrebleu(pairs, char_order, word_order, beta, lowercase, w
                whitespace=whitespace, eps_smoothing=eps)  # fmt: skip
 
 
+@pytest.mark.parametrize(("hyp", "ref"), [(":\x00", ""), ("", ":\x00"), ("a \x00: b", "a \x00 : b \x00\x00")])
+def test_chrf_plus_words_that_are_the_separators_character(hyp: str, ref: str) -> None:
+    """chrF++ splits a punctuation mark off a word: a part left that is the stream's separator (a NUL) stays a
+    word (found by the property test above: an IndexError, or a segment's words cut short)."""
+    check_chrf([hyp, "x"], [[ref, "x y"]], word_order=2)
+
+
 @settings(max_examples=40, deadline=None)
 @given(corpus, st.booleans(), st.booleans(), st.booleans(), st.booleans())
 def test_ter_equals_sacrebleu(pairs, normalized, no_punct, asian, case_sensitive):

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from lightscore.text.mt_tokenize import SEPARATOR, split_stream
+from lightscore.text.mt_tokenize import SEPARATOR, SEPARATOR_WORD, split_stream
 from lightscore.text.ngram_counts import (
     Sides,
     char_ids,
@@ -132,17 +132,20 @@ def remove_punctuation(stream: list[str]) -> list[str]:
     """chrF++'s word split (sacrebleu's ``_remove_punctuation``) over a token stream: a punctuation
     mark at the end of a word, else at its start, becomes a word of its own.
 
-    >>> remove_punctuation(["(hi)", "x", ",a", SEPARATOR, "b."])
-    ['(hi', ')', 'x', ',', 'a', '\\x00', 'b', '.']
+    A part that is the separator's character (``":\\x00"``) becomes `SEPARATOR_WORD`, or it would end its
+    segment.
+
+    >>> remove_punctuation(["(hi)", "x", ",a", SEPARATOR, "b.", ":" + SEPARATOR])
+    ['(hi', ')', 'x', ',', 'a', '\\x00', 'b', '.', ':', '\\x00 ']
     """
     out: list[str] = []
     for w in stream:
         if len(w) == 1:
             out.append(w)
         elif w[-1] in _PUNCTS:
-            out += [w[:-1], w[-1]]
+            out += [w[:-1] if w[:-1] != SEPARATOR else SEPARATOR_WORD, w[-1]]
         elif w[0] in _PUNCTS:
-            out += [w[0], w[1:]]
+            out += [w[0], w[1:] if w[1:] != SEPARATOR else SEPARATOR_WORD]
         else:
             out.append(w)
     return out

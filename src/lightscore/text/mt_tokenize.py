@@ -24,6 +24,7 @@ __all__ = [
     "bleu_tokenizer",
     "preprocess_bleu",
     "SEPARATOR",
+    "SEPARATOR_WORD",
     "split_stream",
     "tercom_tokenizer",
     "token_stream",
@@ -91,6 +92,8 @@ def preprocess_bleu(lines: Sequence[str], lowercase: bool) -> list[str]:
 
 SEPARATOR = "\x00"
 """The token put between two segments in a token stream (a text holding it goes the slow, exact road)."""
+SEPARATOR_WORD = "\x00 "
+"""What a word that is the separator's character becomes in a stream: no ``split`` token holds a space."""
 
 
 def token_stream(lines: Sequence[str], tokenizer: Tokenizer) -> list[str]:
@@ -135,8 +138,8 @@ def _slow_stream(lines: Sequence[str]) -> list[str]:
     for i, line in enumerate(lines):
         if i:
             stream.append(SEPARATOR)
-        # a token equal to the separator would end its segment early: make it a different string
-        stream.extend(token if token != SEPARATOR else SEPARATOR * 2 for token in line.split())
+        # a token equal to the separator would end its segment early: make it a string no other token is
+        stream.extend(token if token != SEPARATOR else SEPARATOR_WORD for token in line.split())
     return stream
 
 
