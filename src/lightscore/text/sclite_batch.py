@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -79,28 +80,34 @@ def _chunks(pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list
     padding stays a fraction of the cells, while chunks stay few (each costs a few array
     operations per hypothesis arc, whatever its size).
     """
-    sizes = [(len(ref.words) + 1, len(hyp.words) + 1) for ref, hyp in pairs]
-    order = sorted(range(len(pairs)), key=lambda k: (kinds[k], (sizes[k][0] - 1) // ROW_BAND, sizes[k][1], sizes[k][0]))
+    heights = np.fromiter((len(ref.words) + 1 for ref, _ in pairs), dtype=np.int64, count=len(pairs))
+    widths = np.fromiter((len(hyp.words) + 1 for _, hyp in pairs), dtype=np.int64, count=len(pairs))
+    band_of = (heights - 1) // ROW_BAND
+    order = np.lexsort((heights, widths, band_of, np.array(kinds, dtype=bool)))  # stable, as sorted() is
+    bands = band_of.tolist()
     chunks: list[list[int]] = []
     current: list[int] = []
-    rows = width = first = 0
-    for k in order:
-        height, wide = sizes[k]
+    kind = band = rows = first = -1
+    for k, height, wide in zip(order.tolist(), heights[order].tolist(), widths[order].tolist()):
+        tall = rows if rows > height else height  # within a run widths only grow
         if current and (
-            kinds[k] != kinds[current[0]]
-            or (height - 1) // ROW_BAND != (rows - 1) // ROW_BAND
+            kinds[k] != kind
+            or bands[k] != band
             or wide > 2 * first + 8
-            or (len(current) + 1) * max(rows, height) * max(width, wide) > CHUNK_CELLS
+            or (len(current) + 1) * tall * wide > CHUNK_CELLS
         ):
             chunks.append(current)
-            current, rows, width = [], 0, 0
+            current = []
         if not current:
-            first = wide
+            kind, band, first, tall = kinds[k], bands[k], wide, height
         current.append(k)
-        rows, width = max(rows, height), max(width, wide)
+        rows = tall
     if current:
         chunks.append(current)
     return chunks
+
+
+_WORDS, _MERGES = itemgetter(0), itemgetter(2)  # of an Encoded
 
 
 def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,19 +115,17 @@ def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     A short predecessor list is padded with its own first arc: a repeat never wins a first-of-equals choice.
     """
-    lengths = [len(n.words) for n in networks]
+    lengths = list(map(len, map(_WORDS, networks)))
     size = max(lengths) + 1
-    merged = [len(n.merges) for n in networks]
-    merges = list(chain.from_iterable(n.merges for n in networks)) if any(merged) else []
+    merged = list(map(len, map(_MERGES, networks)))
+    merges = list(chain.from_iterable(map(_MERGES, networks))) if any(merged) else []
     arcs_in, befores = zip(*merges) if merges else ((), ())
     fan_in = max(map(len, befores), default=1)
     words = np.zeros((len(networks), size), dtype=np.int64)
     total = sum(lengths)
-    if total:
-        starts = np.repeat(np.cumsum([0, *lengths[:-1]]), lengths)
-        arcs = np.arange(total) - starts + 1
-        flat = np.fromiter(chain.from_iterable(n.words for n in networks), dtype=np.int64, count=total)
-        words[np.repeat(np.arange(len(networks)), lengths), arcs] = flat
+    if total:  # row by row, each network's words after its head arc
+        flat = np.fromiter(chain.from_iterable(map(_WORDS, networks)), dtype=np.int64, count=total)
+        words[:, 1:][np.arange(size - 1) < np.array(lengths)[:, None]] = flat
     preds = np.empty((len(networks), size, fan_in), dtype=np.int64)
     preds[:] = np.maximum(np.arange(size) - 1, 0)[None, :, None]
     counts = [len(n.jumps) // 2 if n.jumps else 0 for n in networks]
