@@ -12,6 +12,7 @@ Unicode space is left to the line reader), `Fields.column` decodes one column,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
@@ -43,7 +44,7 @@ class Fields(NamedTuple):
         >>> ctm_fields("f A 1 2 wörd\\nf B 3 4 x\\n").column(4)
         ['wörd', 'x']
         """
-        starts, lengths = self.starts[:, k], self.ends[:, k] - self.starts[:, k]
+        starts, lengths = self.starts[:, k], self._lengths(k)
         total = int(lengths.sum())
         source = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
         joined = np.full(total + len(lengths), 10, dtype=np.uint8)  # each field, then a line break
@@ -63,15 +64,12 @@ class Fields(NamedTuple):
         >>> [ctm_fields(f"f A {t} 1 x\\n").times(2) for t in ("1.0005", "-1", "1e3", ".", "1.2.3", "٣")]
         [None, None, None, None, None, None]
         """
-        starts, lengths = self.starts[:, k], self.ends[:, k] - self.starts[:, k]
-        if lengths.max() > 16:
+        if self._lengths(k).max() > 16:
             return None
-        whole = np.zeros(len(starts), dtype=np.int64)
+        whole = np.zeros(len(self.starts), dtype=np.int64)
         digits, decimals = np.zeros_like(whole), np.zeros_like(whole)
-        dotted, bad = np.zeros(len(starts), dtype=bool), np.zeros(len(starts), dtype=bool)
-        for place in range(int(lengths.max())):  # every field's character at ``place``, all at once
-            char = self.raw[np.minimum(starts + place, len(self.raw) - 1)]
-            inside = place < lengths
+        dotted, bad = np.zeros(len(whole), dtype=bool), np.zeros(len(whole), dtype=bool)
+        for char, inside in self._places(k):
             value = char - np.uint8(48)  # a digit's value; a byte below "0" wraps above 9
             digit, dot = inside & (value < 10), inside & (char == 46)
             bad |= (inside & ~digit & ~dot) | (dot & dotted)
@@ -105,12 +103,21 @@ class Fields(NamedTuple):
 
     def _changed(self, k: int) -> np.ndarray:
         """Per line after the first: whether field ``k`` differs from the line before's."""
-        starts, lengths = self.starts[:, k], self.ends[:, k] - self.starts[:, k]
+        lengths = self._lengths(k)
         changed = lengths[1:] != lengths[:-1]
-        for place in range(int(lengths.max())):
-            char = np.where(place < lengths, self.raw[np.minimum(starts + place, len(self.raw) - 1)], 0)
+        for char, inside in self._places(k):
+            char = np.where(inside, char, 0)
             changed |= char[1:] != char[:-1]
         return changed
+
+    def _lengths(self, k: int) -> np.ndarray:
+        return self.ends[:, k] - self.starts[:, k]
+
+    def _places(self, k: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Column ``k`` one character place at a time: every line's byte there, and whether its field reaches it."""
+        starts, lengths = self.starts[:, k], self._lengths(k)
+        for place in range(int(lengths.max())):
+            yield self.raw[np.minimum(starts + place, len(self.raw) - 1)], place < lengths
 
 
 def ctm_fields(text: str) -> Fields | None:

@@ -104,7 +104,7 @@ def filtered_words(
     found = _by_columns(fields, csrfilt, known) if fields is not None else None
     if found is not None:
         return found
-    rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
+    rows = [row for row in map(str.split, text.split("\n")) if row and not row[0].startswith(";;")]
     return _line_by_line(rows, csrfilt, known)
 
 

@@ -162,13 +162,9 @@ def _strip_comment(line: str, comment: str) -> str:
 
 
 def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
-    """The rules that apply (csrfilt's test of an input-dependent section: its regex found in the input type or
-    the purpose), indexed by their source's first two characters (one for a one-character source)."""
+    """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
     fold = not glm.case_sensitive
-    tests = {r.applies_to for r in glm.rules}
-    sections = {
-        regex: regex is None or bool(re.search(regex, input_type) or re.search(regex, purpose)) for regex in tests
-    }
+    sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
     rules = [
         GlmRule(_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), r.applies_to, r.line)
         for r in glm.rules
@@ -181,6 +177,11 @@ def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmR
     singles = {key: entries for key, entries in by_key.items() if len(key) == 1}
     index = {key: [r for _, r in sorted(entries + singles.get(key[0], []))] for key, entries in by_key.items()}
     return index, fold
+
+
+def _applies(regex: str | None, input_type: str, purpose: str) -> bool:
+    """csrfilt's test of an input-dependent section: its regex found in the input type or the purpose."""
+    return regex is None or bool(re.search(regex, input_type)) or bool(re.search(regex, purpose))
 
 
 def _fold(text: str, fold: bool) -> str:
@@ -270,14 +271,12 @@ class _Rules:
         self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
 
     def candidates(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
-        """Rules that may match at ``word``'s start after a space, and ``(offset, rules)`` for every other offset.
-
-        The entry for offset 0 (first in the list) holds the rules that need no space before them.
-        """
+        """Rules that may match at ``word``'s start after a space, and ``(offset, rules)`` for every offset where
+        some may, offset 0's first (the rules there that need no space before them), worked out once per word."""
         known = self.words[followed]
         found = known.get(word)
         if found is None:
-            found = known[word] = self._find(word, followed) if word else _NOTHING
+            found = known[word] = self._find(word, followed)
         return found
 
     def _find(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
@@ -285,15 +284,11 @@ class _Rules:
         offsets = [
             k for k in range(len(word)) if rest[k : k + 3] in heads or rest[k : k + 2] in short or rest[k] in short
         ]
-        if not offsets:
-            return _NOTHING
-        starts = (0, _possible(self.anywhere, rest, followed) if offsets[0] == 0 else [])
-        inside = [(k, _possible(self.anywhere, rest[k:], followed)) for k in offsets if k]
-        found = (
-            _possible(self.index, rest, followed) if offsets[0] == 0 else [],
-            [starts] + [e for e in inside if e[1]],
-        )
-        return _NOTHING if not found[0] and len(found[1]) == 1 and not found[1][0][1] else found
+        at_start = offsets[:1] == [0]
+        starts = _possible(self.index, rest, followed) if at_start else []
+        first = _possible(self.anywhere, rest, followed) if at_start else []
+        inside = [(k, rules) for k in offsets if k and (rules := _possible(self.anywhere, rest[k:], followed))]
+        return (starts, [(0, first), *inside]) if starts or first or inside else _NOTHING
 
 
 _NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
@@ -310,8 +305,9 @@ _indexes: dict[tuple[int, str, str], _Rules] = {}
 
 def _indexed(glm: Glm, input_type: str, purpose: str) -> _Rules:
     key = (id(glm), input_type, purpose)
-    found = _indexes[key] = _indexes.get(key) or _Rules(glm, input_type, purpose)
-    return found
+    if key not in _indexes:
+        _indexes[key] = _Rules(glm, input_type, purpose)
+    return _indexes[key]
 
 
 def csrfilt(

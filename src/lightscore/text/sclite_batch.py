@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import chain
-from operator import itemgetter
+from operator import attrgetter
 
 import numpy as np
 
@@ -107,7 +107,7 @@ def _chunks(pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list
     return chunks
 
 
-_WORDS, _MERGES = itemgetter(0), itemgetter(2)  # of an Encoded
+_WORDS, _MERGES = attrgetter("words"), attrgetter("merges")
 
 
 def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
