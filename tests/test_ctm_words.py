@@ -21,7 +21,7 @@ from lightscore.text.ctm_words import (
 )
 from lightscore.text.glm import GLMS, glm_path, read_glm
 from lightscore.text.hubscr import filter_ctm_lines
-from lightscore.text.stm_ctm import read_ctm
+from lightscore.text.stm_ctm import Segment, assign_words, read_ctm
 
 
 def ctm_lines(rng: random.Random, count: int) -> list[str]:
@@ -140,3 +140,31 @@ def test_plain_times_are_floats_or_none(column: list[str]) -> None:
         assert found is not None and found.tolist() == [float(t) for t in column]
     else:
         assert found is None
+
+
+def taken_by_walking(ends: list[float], mids: list[float]) -> list[int]:
+    """sclite's chopping written plainly: a segment takes items while their midpoint is before its end."""
+    counts, position = [], 0
+    for k, end in enumerate(ends):
+        stop = position
+        while stop < len(mids) and (k == len(ends) - 1 or mids[stop] < end):
+            stop += 1
+        counts.append(stop - position)
+        position = stop
+    return counts
+
+
+@given(
+    ends=st.lists(st.integers(0, 20), min_size=1, max_size=8),
+    mids=st.lists(st.integers(0, 20), max_size=30),
+    ordered=st.booleans(),
+)
+def test_segments_take_the_items_sclite_gives_them(ends: list[int], mids: list[int], ordered: bool) -> None:
+    """`assign_words` (a bisection where midpoints are in order, else a walk) equals the plain rule."""
+    mids = sorted(mids) if ordered else mids
+    segments = [Segment("f", "A", "s", k, end / 2, "", f"w{k}", k) for k, end in enumerate(ends)]
+    items = [(("x",),)] * len(mids)
+    assigned = assign_words(segments, {("f", "A"): items}, {("f", "A"): [m / 2 for m in mids]})
+    assert [len(taken) for _, _, taken in assigned] == taken_by_walking(
+        [s.end for s in segments], [m / 2 for m in mids]
+    )

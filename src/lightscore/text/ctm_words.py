@@ -32,6 +32,7 @@ Shape = tuple[tuple[str, ...], ...]  # an item's alternatives, each its words (o
 
 ALT_MARKS = frozenset(("<ALT_BEGIN>", "<ALT>", "<ALT_END>"))
 NUMERIC = re.compile(r"^[0-9.-]*$")  # csrfilt's test for a confidence field
+_MARKS = re.compile(r"[{}/]|^$")  # a text that is not one plain word
 
 
 class _Filtered(NamedTuple):
@@ -68,6 +69,8 @@ def _filter_all(words: Iterable[str], conf: bool, csrfilt: Csrfilt, known: dict[
 def _read(text: str, conf: bool) -> _Filtered:
     """`lightscore.text.hubscr.filter_ctm_lines`'s reading of what csrfilt made of a word (of a line with or
     without a confidence field)."""
+    if conf and " " not in text and not _MARKS.search(text):  # one word, retimed (most of a ctm with confidences)
+        return _PRINTED if text in ALT_MARKS else _Filtered(1, (((text,),),), ())
     words = text.replace("{", " { ").replace("}", " } ").split()
     if not conf and len(words) == 1:
         return _PRINTED if words[0] in ALT_MARKS else _Filtered(0, (((words[0],),),), ())

@@ -26,12 +26,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from lightscore.text.glm_cursor import _UPPER, rewrite
+
 __all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "csrfilt_lines", "glm_path", "read_glm", "rewrite"]
 
 GLMS = ("en20030506", "en20090415")
 """NIST's English GLMs shipped as package data (RT-03 and RT-04 scoring), usable by name."""
 
-_UPPER = {code: code - 32 for code in range(ord("a"), ord("z") + 1)}
 _UPPER_LATIN1 = {**_UPPER, **{code: code - 32 for code in range(0xE0, 0x100)}}  # csrfilt -e: tr/\340-\377/\300-\337/
 _DEPENDENT = re.compile(r'^;;\s+INPUT_DEPENDENT_APPLICATION\s*=\s*"([^"]*)"')
 _HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
@@ -159,155 +160,6 @@ def _strip_comment(line: str, comment: str) -> str:
         elif line.startswith(comment, k):
             return line[:k]
     return line
-
-
-def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
-    """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
-    fold = not glm.case_sensitive
-    sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
-    rules = [
-        GlmRule(_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), r.applies_to, r.line)
-        for r in glm.rules
-        if r.source and sections[r.applies_to]
-    ]
-    by_key: dict[str, list[tuple[int, GlmRule]]] = {}
-    for order, rule in enumerate(rules):
-        by_key.setdefault(rule.source[:2], []).append((order, rule))
-    # A two-character key also offers the one-character rules of its first character, in file order.
-    singles = {key: entries for key, entries in by_key.items() if len(key) == 1}
-    index = {key: [r for _, r in sorted(entries + singles.get(key[0], []))] for key, entries in by_key.items()}
-    return index, fold
-
-
-def _applies(regex: str | None, input_type: str, purpose: str) -> bool:
-    """csrfilt's test of an input-dependent section: its regex found in the input type or the purpose."""
-    return regex is None or bool(re.search(regex, input_type)) or bool(re.search(regex, purpose))
-
-
-def _fold(text: str, fold: bool) -> str:
-    return text.translate(_UPPER) if fold else text
-
-
-def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> str:
-    """``rfilter1``: apply ``glm``'s rules to ``text`` with the cursor algorithm of SCTK's ``GLMRules.txt``.
-
-    Args:
-        text: The text, as csrfilt hands it over (already padded with spaces).
-        glm: From `read_glm`.
-        input_type: ``trn``, ``stm``, ``ctm``... (for input-dependent sections).
-        purpose: ``ref`` or ``hyp`` (csrfilt's ``-t``), or "".
-
-    Returns:
-        The rewritten text.
-
-    >>> glm = read_glm(glm_path("en20030506"))
-    >>> rewrite(" UH HUH GONNA ", glm)
-    ' %HESITATION %HESITATION GOING TO '
-    """
-    rules = _indexed(glm, input_type.lower(), purpose.lower())
-    probe = _fold(text, rules.fold)
-    out, cursor, position = [], 0, 0
-    segments = probe.split(" ")
-    last = len(segments) - 1
-    known = rules.words
-    for number, word in enumerate(segments):
-        followed = number < last
-        found = known[followed].get(word) or rules.candidates(word, followed)
-        if found is not _NOTHING:
-            starts, inside = found
-            if position >= cursor:
-                rule = _first(probe, position, starts if position and probe[position - 1] == " " else inside[0][1])
-                if rule is not None:
-                    out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
-                    cursor = position + len(rule.source)
-            for offset, possible in inside[1:]:
-                at = position + offset
-                if at >= cursor:
-                    rule = _first(probe, at, possible)
-                    if rule is not None:
-                        out += (text[cursor:at], rule.target) if glm.copy_no_hit else (rule.target,)
-                        cursor = at + len(rule.source)
-        position += len(word)
-        if followed and rules.at_space and position >= cursor:  # a rule whose source begins with a space
-            index = rules.index if position and probe[position - 1] == " " else rules.anywhere
-            rule = _first(probe, position, index.get(probe[position : position + 2], index.get(" ", ())))
-            if rule is not None:
-                out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
-                cursor = position + len(rule.source)
-        position += 1
-    if glm.copy_no_hit:
-        out.append(text[cursor:])
-    return "".join(out)
-
-
-def _first(probe: str, at: int, rules: list[GlmRule] | tuple) -> GlmRule | None:
-    """The first of ``rules`` whose source starts at ``at`` with its left and right contexts around it."""
-    for rule in rules:
-        if (
-            probe.startswith(rule.source, at)
-            and (not rule.left or (at >= len(rule.left) and probe.startswith(rule.left, at - len(rule.left))))
-            and (not rule.right or probe.startswith(rule.right, at + len(rule.source)))
-        ):
-            return rule
-    return None
-
-
-class _Rules:
-    """The rules that apply to one input type and purpose, and per distinct word the few that could match in it.
-
-    rfilter1's cursor tries every rule at every character. A rule matches only where the text starts with its
-    source, or past the word's end its source with the text (where three characters begin a source, ``heads``,
-    or a source of one or two stands, ``short``), and after a space if its left context ends with one.
-    """
-
-    def __init__(self, glm: Glm, input_type: str, purpose: str) -> None:
-        self.index, self.fold = _index(glm, input_type, purpose)
-        anywhere = {key: [r for r in rules if not r.left.endswith(" ")] for key, rules in self.index.items()}
-        self.anywhere = {key: rules for key, rules in anywhere.items() if rules}
-        self.at_space = any(key[:1] == " " for key in self.index)
-        sources = {r.source for rules in self.index.values() for r in rules}
-        self.heads = {source[:n] for source in sources for n in (1, 2, 3)}
-        self.short = {source for source in sources if len(source) <= 2}
-        self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
-
-    def candidates(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
-        """Rules that may match at ``word``'s start after a space, and ``(offset, rules)`` for every offset where
-        some may, offset 0's first (the rules there that need no space before them), worked out once per word."""
-        known = self.words[followed]
-        found = known.get(word)
-        if found is None:
-            found = known[word] = self._find(word, followed)
-        return found
-
-    def _find(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
-        rest, heads, short = word + (" " if followed else ""), self.heads, self.short
-        offsets = [
-            k for k in range(len(word)) if rest[k : k + 3] in heads or rest[k : k + 2] in short or rest[k] in short
-        ]
-        at_start = offsets[:1] == [0]
-        starts = _possible(self.index, rest, followed) if at_start else []
-        first = _possible(self.anywhere, rest, followed) if at_start else []
-        inside = [(k, rules) for k in offsets if k and (rules := _possible(self.anywhere, rest[k:], followed))]
-        return (starts, [(0, first), *inside]) if starts or first or inside else _NOTHING
-
-
-_NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
-
-
-def _possible(index: dict[str, list[GlmRule]], rest: str, followed: bool) -> list[GlmRule]:
-    """The rules of ``index`` whose source agrees with ``rest`` (a word's end, and its space when ``followed``)."""
-    rules = index.get(rest[:2], index.get(rest[:1], ()))
-    return [r for r in rules if rest.startswith(r.source) or (followed and r.source.startswith(rest))]
-
-
-_indexes: dict[tuple[int, str, str], _Rules] = {}
-
-
-def _indexed(glm: Glm, input_type: str, purpose: str) -> _Rules:
-    key = (id(glm), input_type, purpose)
-    if key not in _indexes:
-        _indexes[key] = _Rules(glm, input_type, purpose)
-    return _indexes[key]
 
 
 def csrfilt(

@@ -22,7 +22,9 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import chain
+from functools import partial
+from itertools import chain, compress, count
+from operator import is_not
 from typing import NamedTuple
 
 from lightscore.text.ctm_words import NUMERIC, Csrfilt, Shape, filtered_words, shape_text, words_of
@@ -292,25 +294,35 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
     with a brace or slash, which the text route reads as markup, sends the whole hypothesis there.
     """
     entries = list(map(known.get, shapes))
-    if set(map(type, entries)) <= {int}:  # every shape one word seen before: a line
+    odd = list(compress(count(), map(_NOT_INT, map(type, entries))))
+    if not odd:  # every shape one word seen before: a line
         return Encoded(entries, None, [], None)
     words: list[int] = []
     jumps: list[int] = []
     merges: list[tuple[int, list[int]]] = []
     current: list[int] = []  # the arcs before the next word, when they are not just the last one
-    forked = False
-    for shape in shapes:
-        entry = known.get(shape, -1)
-        if entry == -1:
-            entry = known[shape] = _indices(shape, fold, vocabulary)
+    forked, start = False, 0
+    for k in [*odd, len(entries)]:
+        if k > start:  # a run of one-word shapes
+            if current:
+                join_arc(len(words) + 1, current, jumps, merges)
+                current = []
+            words += entries[start:k]
+        if k == len(entries):
+            break
+        start, entry = k + 1, entries[k]
         if entry is None:
-            return encode(fold(shape_text(shapes)), vocabulary)
-        if entry.__class__ is int:
-            entry = (entry,)
-        elif entry.__class__ is list:  # an alternation: every branch forks from the arcs before
-            start, ends, forked = current or [len(words)], [], True
+            entry = known.get(shapes[k], -1)
+            if entry == -1:
+                entry = known[shapes[k]] = _indices(shapes[k], fold, vocabulary)
+            if entry is None:
+                return encode(fold(shape_text(shapes)), vocabulary)
+            if entry.__class__ is int:
+                entry = (entry,)
+        if entry.__class__ is list:  # an alternation: every branch forks from the arcs before
+            start_arcs, ends, forked = current or [len(words)], [], True
             for branch in entry:
-                join_arc(len(words) + 1, start, jumps, merges)
+                join_arc(len(words) + 1, start_arcs, jumps, merges)
                 words += branch
                 ends.append(len(words))
             current = ends
@@ -335,3 +347,4 @@ def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -
 
 
 _MARKUP = re.compile(r"[{}/]")
+_NOT_INT = partial(is_not, int)

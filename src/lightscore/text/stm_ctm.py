@@ -19,7 +19,10 @@ channels, labels or alternations; this module keeps what sclite needs.)
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Iterable
+from itertools import islice
+from operator import le
 from typing import NamedTuple
 
 __all__ = ["IGNORE", "CtmItem", "Segment", "StmCtmError", "assign_words", "hyp_text", "read_ctm", "read_stm"]
@@ -196,10 +199,14 @@ def assign_words(
         ordered = sorted(groups[key], key=lambda s: s.begin)
         items, position = ctm.get(key, []), 0
         mids = midpoints[key] if midpoints is not None and key in midpoints else [item.midpoint for item in items]
+        # sclite takes items while their midpoint is before the segment's end: in ordered midpoints, a bisection.
+        ordered_mids = all(map(le, mids, islice(mids, 1, None)))
         for k, segment in enumerate(ordered):
             stop = position
             if k == len(ordered) - 1:
                 stop = len(items)
+            elif ordered_mids:
+                stop = bisect_left(mids, segment.end, position)
             else:
                 while stop < len(items) and mids[stop] < segment.end:
                     stop += 1
