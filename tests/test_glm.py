@@ -25,7 +25,25 @@ from lightscore.text.sclite_network import MarkupError
 from lightscore.text.stm_ctm import IGNORE
 
 RULE_WORDS = sorted({w for name in GLMS for r in read_glm(glm_path(name)).rules for w in r.source.split() if w})
-OTHER = ["the", "uh-huh", "e-mail", "wor-", "-ord", "(uh)", "(he's)", "going", "to", "Mr.", "a", "I'M", "o'clock"]
+OTHER = [
+    "the",
+    "uh-huh",
+    "e-mail",
+    "wor-",
+    "-ord",
+    "(uh)",
+    "(he's)",
+    "going",
+    "to",
+    "Mr.",
+    "a",
+    "I'M",
+    "o'clock",
+    "re--enter",
+    "--",
+    "-x-",
+    "a-b-c",
+]
 
 
 def words() -> st.SearchStrategy[str]:

@@ -104,11 +104,10 @@ class Fields(NamedTuple):
     def _changed(self, k: int) -> np.ndarray:
         """Per line after the first: whether field ``k`` differs from the line before's."""
         lengths = self._lengths(k)
-        changed = lengths[1:] != lengths[:-1]
-        for char, inside in self._places(k):
-            char = np.where(inside, char, 0)
-            changed |= char[1:] != char[:-1]
-        return changed
+        places = np.arange(int(lengths.max()))
+        chars = self.raw[np.minimum(self.starts[:, k, None] + places, len(self.raw) - 1)]
+        chars[places >= lengths[:, None]] = 0
+        return (lengths[1:] != lengths[:-1]) | (chars[1:] != chars[:-1]).any(axis=1)
 
     def _lengths(self, k: int) -> np.ndarray:
         return self.ends[:, k] - self.starts[:, k]
@@ -136,9 +135,11 @@ def ctm_fields(text: str) -> Fields | None:
     if not text.isascii() and _OTHER_SPACE.search(text):
         return None
     raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    space = _ASCII_SPACE[raw]
-    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
-    ends = np.flatnonzero(~space & np.concatenate((space[1:], [True]))) + 1
+    space = raw <= 32
+    if ((raw < 9) | ((raw > 13) & (raw < 28))).any():  # control characters str.split keeps inside a field
+        space = _ASCII_SPACE[raw]
+    edges = np.flatnonzero(np.diff(space, prepend=True, append=True))  # where a field starts, then where it ends
+    starts, ends = edges[0::2], edges[1::2]
     if not len(starts):
         return None
     opens = np.zeros(len(starts), dtype=bool)  # a line's first field: the first after a line break

@@ -141,14 +141,24 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> t
     alternated = table.alternated[word[line]]
     if alternated.any():
         start[alternated], midpoint[alternated] = _alternation_times(table, word, line[alternated], begin, duration)
-    order = np.lexsort((sub, line, start, line_key[line]))
-    shapes = [table.shapes[k] for k in table.first[word[line]][order] + sub[order]]
-    bounds = np.searchsorted(line_key[line][order], np.arange(len(keys) + 1)).tolist()
-    midpoints = midpoint[order].tolist()
+    conversation = line_key[line]
+    word = word[line]
+    if not _in_order(conversation, start):  # a ctm is written in time order, mostly: then there is nothing to sort
+        order = np.lexsort((sub, line, start, conversation))
+        word, sub, conversation, midpoint = word[order], sub[order], conversation[order], midpoint[order]
+    shapes = list(map(table.shapes.__getitem__, (table.first[word] + sub).tolist()))
+    bounds = np.searchsorted(conversation, np.arange(len(keys) + 1)).tolist()
+    midpoints = midpoint.tolist()
     return (
         {key: shapes[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
         {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
     )
+
+
+def _in_order(conversation: np.ndarray, start: np.ndarray) -> bool:
+    """Whether items in file order are already by conversation, then start (their lines and places follow)."""
+    same = conversation[1:] == conversation[:-1]
+    return bool(((conversation[1:] > conversation[:-1]) | (same & (start[1:] >= start[:-1]))).all())
 
 
 class _WordTable:

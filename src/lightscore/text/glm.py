@@ -23,6 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
@@ -228,10 +229,35 @@ def csrfilt_lines(
     else:  # only the rules' targets are kept: each line on its own, or the lines' ends would be lost
         joined = "\n".join([rewrite(line, glm, input_type, purpose) for line in joined.split("\n")])
     if delete_hyphens and "-" in joined:
-        joined = _HYPHEN.sub(r"\1 ", joined)
-    return [
-        _optional_words(line) if "(" in line or ")" in line else " ".join(line.split()) for line in joined.split("\n")
+        joined = _split_hyphens(joined)
+    if not joined.isascii() or any(space in joined for space in _OTHER_SPACES):
+        return [_words(line) for line in joined.split("\n")]
+    # The common text: one collapse of the spaces for all lines, then only lines with parentheses one by one.
+    lines = _SPACES.sub(" ", joined).replace(" \n", "\n").replace("\n ", "\n").strip(" ").split("\n")
+    return [_words(line) for line in lines] if "(" in joined or ")" in joined else lines
+
+
+def _words(line: str) -> str:
+    """A filtered line's words, single-spaced, each word of an ``(optional phrase)`` optional on its own."""
+    return _optional_words(line) if "(" in line or ")" in line else " ".join(line.split())
+
+
+def _split_hyphens(text: str) -> str:
+    """csrfilt's ``-dh``, ``_HYPHEN``: a hyphen between two characters of a word becomes a space.
+
+    Without a double hyphen every hyphen stands alone, so each is decided by its two neighbours
+    (the regex's matches cannot overlap): one pass over the hyphens instead of a regex over every character.
+
+    >>> _split_hyphens(" E-MAIL WOR- -ORD (X-)"), _split_hyphens("A--B (--B")
+    (' E MAIL WOR- -ORD (X-)', 'A -B (- B')
+    """
+    if "--" in text:
+        return _HYPHEN.sub(r"\1 ", text)
+    parts = text.split("-")
+    joints = [
+        "-" if before[-1:] in _NOT_BEFORE or after[:1] in _NOT_AFTER else " " for before, after in zip(parts, parts[1:])
     ]
+    return "".join(chain.from_iterable(zip(parts, [*joints, ""])))
 
 
 def _optional_words(text: str) -> str:
@@ -247,5 +273,8 @@ def _optional_words(text: str) -> str:
 # csrfilt's sed lines: a hyphen inside a word (-dh: a fragment's edge hyphen stays), the second word of an
 # (optional phrase), and the spaces inside an optional word's parentheses.
 _HYPHEN = re.compile(r"([^\( \n])-(?=[^\) \n])")  # a line break: the end of a line of `csrfilt_lines`
+_NOT_BEFORE, _NOT_AFTER = frozenset(("", "(", " ", "\n")), frozenset(("", ")", " ", "\n"))
+_SPACES = re.compile(" {2,}")
+_OTHER_SPACES = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f"  # what else str.split splits ASCII text at
 _PHRASE = re.compile(r"(\(\s+[^()\s]+\s+)([^()\s]+)")
 _OPEN, _CLOSE = re.compile(r"\(\s+"), re.compile(r"\s+\)")

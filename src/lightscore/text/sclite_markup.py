@@ -367,7 +367,8 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
     marked = {k for k, word in enumerate(vocabulary.words) if not _is_plain(word)}
     for k, (ref, hyp) in enumerate(pairs):
         if ref.jumps is None and hyp.jumps is None and marked.isdisjoint(ref.words) and marked.isdisjoint(hyp.words):
-            s, d, i = sclite_counts(list(map(key, ref.words)), list(map(key, hyp.words)))
+            same = ref.words == hyp.words
+            s, d, i = (0, 0, 0) if same else sclite_counts(list(map(key, ref.words)), list(map(key, hyp.words)))
             found[k] = MarkupCounts(s, d, i, len(ref.words))
         elif (len(ref.words) + 1) * (len(hyp.words) + 1) > CHUNK_CELLS:
             found[k] = markup_counts(network(ref, vocabulary), network(hyp, vocabulary))
