@@ -232,9 +232,15 @@ def csrfilt_lines(
         joined = _split_hyphens(joined)
     if not joined.isascii() or any(space in joined for space in _OTHER_SPACES):
         return [_words(line) for line in joined.split("\n")]
-    # The common text: one collapse of the spaces for all lines, then only lines with parentheses one by one.
-    lines = _SPACES.sub(" ", joined).replace(" \n", "\n").replace("\n ", "\n").strip(" ").split("\n")
-    return [_words(line) for line in lines] if "(" in joined or ")" in joined else lines
+    # The common text: its padding dropped and spaces collapsed for all lines at once, then only the lines with
+    # parentheses one by one.
+    joined = joined.strip(" ").replace(f" {pad}\n{pad} ", "\n")
+    if "  " in joined:
+        joined = _SPACES.sub(" ", joined)
+    lines = joined.replace(" \n", "\n").replace("\n ", "\n").split("\n")
+    if "(" not in joined and ")" not in joined:
+        return lines
+    return [_optional_words(line) if "(" in line or ")" in line else line for line in lines]
 
 
 def _words(line: str) -> str:

@@ -30,8 +30,9 @@ def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmR
     """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
     fold = not glm.case_sensitive
     sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
+    new = tuple.__new__  # a NamedTuple's _replace is Python code; a GLM has over a thousand rules
     rules = [
-        r._replace(source=_fold(r.source, fold), left=_fold(r.left, fold), right=_fold(r.right, fold))
+        new(type(r), (_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), *r[4:]))
         for r in glm.rules
         if r.source and sections[r.applies_to]
     ]

@@ -158,9 +158,10 @@ def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list
     [('f\\x00g', 'a', 's')]
     """
     names = _fold_all(list(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments)), fold)
+    new = tuple.__new__  # not Segment's own __new__, a Python function
     return [
-        Segment(*names[3 * k : 3 * k + 3], s.begin, s.end, s.labels, text, s.line)
-        for k, (s, text) in enumerate(zip(segments, texts))
+        new(Segment, (file, channel, speaker, s.begin, s.end, s.labels, text, s.line))
+        for file, channel, speaker, s, text in zip(names[0::3], names[1::3], names[2::3], segments, texts)
     ]
 
 
@@ -259,8 +260,9 @@ def _counts(
         shape: _indices(shape, fold, vocabulary) for shape in dict.fromkeys(chain.from_iterable(s[2] for s in scored))
     }
     pairs = list(zip(refs, [_hyp_network(items, fold, vocabulary, known) for _, _, items in scored]))
+    new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
     return [
-        SegmentCounts(utt_id, seg.speaker, seg.file, seg.channel, *counts)
+        new(SegmentCounts, (utt_id, seg.speaker, seg.file, seg.channel, *counts))
         for (utt_id, seg, _), counts in zip(scored, count_encoded(pairs, vocabulary))
     ]
 
@@ -296,7 +298,7 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
     entries = list(map(known.get, shapes))
     odd = list(compress(count(), map(_NOT_INT, map(type, entries))))
     if not odd:  # every shape one word seen before: a line
-        return Encoded(entries, None, [], None)
+        return tuple.__new__(Encoded, (entries, None, [], None))  # not Encoded's own __new__, a Python function
     words: list[int] = []
     jumps: list[int] = []
     merges: list[tuple[int, list[int]]] = []

@@ -362,6 +362,7 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
     [MarkupCounts(sub=1, dele=0, ins=0, ref_len=3), MarkupCounts(sub=0, dele=1, ins=0, ref_len=2)]
     """
     found: list[MarkupCounts | None] = [None] * len(pairs)
+    new = tuple.__new__  # MarkupCounts' own __new__ is a Python function: one call per pair saved
     key = vocabulary.key_ids.__getitem__  # one number per compared key: equal numbers, equal words
     together = []
     marked = {k for k, word in enumerate(vocabulary.words) if not _is_plain(word)}
@@ -369,7 +370,7 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
         if ref.jumps is None and hyp.jumps is None and marked.isdisjoint(ref.words) and marked.isdisjoint(hyp.words):
             same = ref.words == hyp.words
             s, d, i = (0, 0, 0) if same else sclite_counts(list(map(key, ref.words)), list(map(key, hyp.words)))
-            found[k] = MarkupCounts(s, d, i, len(ref.words))
+            found[k] = new(MarkupCounts, (s, d, i, len(ref.words)))
         elif (len(ref.words) + 1) * (len(hyp.words) + 1) > CHUNK_CELLS:
             found[k] = markup_counts(network(ref, vocabulary), network(hyp, vocabulary))
         else:
