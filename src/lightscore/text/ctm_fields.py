@@ -104,10 +104,11 @@ class Fields(NamedTuple):
     def _changed(self, k: int) -> np.ndarray:
         """Per line after the first: whether field ``k`` differs from the line before's."""
         lengths = self._lengths(k)
-        places = np.arange(int(lengths.max()))
-        chars = self.raw[np.minimum(self.starts[:, k, None] + places, len(self.raw) - 1)]
-        chars[places >= lengths[:, None]] = 0
-        return (lengths[1:] != lengths[:-1]) | (chars[1:] != chars[:-1]).any(axis=1)
+        changed = lengths[1:] != lengths[:-1]
+        for char, inside in self._places(k):
+            char = np.where(inside, char, 0)
+            changed |= char[1:] != char[:-1]
+        return changed
 
     def _lengths(self, k: int) -> np.ndarray:
         return self.ends[:, k] - self.starts[:, k]

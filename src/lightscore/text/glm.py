@@ -220,7 +220,10 @@ def csrfilt_lines(
     """
     # csrfilt pads every text twice; a ctm word arrives without its own spaces.
     pad = " " if input_type != "ctm" else ""
-    joined = f"{pad} " + f" {pad}\n{pad} ".join([" ".join(text.split()) for text in texts]) + f" {pad}"
+    joined = "\n".join(texts)
+    if not _single_spaced(joined, len(texts)):  # an stm reader's texts are; anything else is made so
+        joined = "\n".join([" ".join(text.split()) for text in texts])
+    joined = f"{pad} " + joined.replace("\n", f" {pad}\n{pad} ") + f" {pad}"
     if upcase:
         joined = joined.translate(_UPPER_LATIN1 if latin1 else _UPPER)
     joined = joined.replace("(", "( ").replace(")", " )")
@@ -241,6 +244,19 @@ def csrfilt_lines(
     if "(" not in joined and ")" not in joined:
         return lines
     return [_optional_words(line) if "(" in line or ")" in line else line for line in lines]
+
+
+def _single_spaced(joined: str, lines: int) -> bool:
+    """Whether ``lines`` texts joined by line breaks are each ``" ".join(text.split())`` already.
+
+    >>> _single_spaced("a b\\n\\nc", 3), _single_spaced("a  b", 1), _single_spaced("a\\tb", 1)
+    (True, False, False)
+    >>> _single_spaced("a\\nb", 1)  # one text holding a line break
+    False
+    """
+    if not joined.isascii() or any(space in joined for space in _OTHER_SPACES) or joined.count("\n") != lines - 1:
+        return False
+    return not (joined[:1] == " " or joined[-1:] == " " or "  " in joined or " \n" in joined or "\n " in joined)
 
 
 def _words(line: str) -> str:

@@ -22,9 +22,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from functools import partial
-from itertools import chain, compress, count
-from operator import is_not
+from itertools import chain
 from typing import NamedTuple
 
 from lightscore.text.ctm_words import NUMERIC, Csrfilt, Shape, filtered_words, shape_text, words_of
@@ -34,7 +32,7 @@ from lightscore.text.hubscr_languages import language as hubscr_language
 from lightscore.text.sclite_case import sclite_fold
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
 from lightscore.text.sclite_markup import count_encoded
-from lightscore.text.stm_ctm import IGNORE, Segment, assign_words, read_ctm, read_stm
+from lightscore.text.stm_ctm import Segment, assign_words, is_ignored, read_ctm, read_stm
 
 __all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
 
@@ -125,7 +123,7 @@ def _scored(
     segments = read_stm(stm, lang.encoding)
     texts, fast = [s.text for s in segments], None
     if rules is not None:
-        scored = [k for k, text in enumerate(texts) if text.strip().upper() != IGNORE]
+        scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
         filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
         for k, text in zip(scored, filtered):
             texts[k] = text
@@ -296,9 +294,9 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
     with a brace or slash, which the text route reads as markup, sends the whole hypothesis there.
     """
     entries = list(map(known.get, shapes))
-    odd = list(compress(count(), map(_NOT_INT, map(type, entries))))
-    if not odd:  # every shape one word seen before: a line
+    if _INT.issuperset(map(type, entries)):  # every shape one word seen before: a line
         return tuple.__new__(Encoded, (entries, None, [], None))  # not Encoded's own __new__, a Python function
+    odd = [k for k, entry in enumerate(entries) if entry.__class__ is not int]
     words: list[int] = []
     jumps: list[int] = []
     merges: list[tuple[int, list[int]]] = []
@@ -349,4 +347,4 @@ def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -
 
 
 _MARKUP = re.compile(r"[{}/]")
-_NOT_INT = partial(is_not, int)
+_INT = frozenset((int,))

@@ -29,9 +29,6 @@ __all__ = ["Encoded", "Vocabulary", "encode", "join_arc", "network"]
 _INSIDE = re.compile(r"[^\s{]\{|\}[^\s}]|\S/|/\S")
 
 
-_NEW = tuple.__new__  # a NamedTuple without its own __new__, a Python function: one per transcript saved
-
-
 class Encoded(NamedTuple):
     """One network as vocabulary indices: the arcs that do not just follow the arc before, and the final arcs.
 
@@ -107,7 +104,8 @@ def encode(text: str, vocabulary: Vocabulary) -> Encoded:
     Encoded(words=[1, 2], jumps=None, merges=[], ends=None)
     """
     if "{" not in text:
-        return _NEW(Encoded, (vocabulary.ids(text.split()), None, [], None))  # a line: most transcripts
+        # A line, most transcripts: built without Encoded's own __new__, a Python function.
+        return tuple.__new__(Encoded, (vocabulary.ids(text.split()), None, [], None))
     if not _INSIDE.search(text):
         flat = _flat_groups(text, vocabulary)
         if flat is not None:

@@ -363,13 +363,12 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
     """
     found: list[MarkupCounts | None] = [None] * len(pairs)
     new = tuple.__new__  # MarkupCounts' own __new__ is a Python function: one call per pair saved
-    key = vocabulary.key_ids.__getitem__  # one number per compared key: equal numbers, equal words
     together = []
     marked = {k for k, word in enumerate(vocabulary.words) if not _is_plain(word)}
     for k, (ref, hyp) in enumerate(pairs):
         if ref.jumps is None and hyp.jumps is None and marked.isdisjoint(ref.words) and marked.isdisjoint(hyp.words):
-            same = ref.words == hyp.words
-            s, d, i = (0, 0, 0) if same else sclite_counts(list(map(key, ref.words)), list(map(key, hyp.words)))
+            # A plain word's index stands for its key one to one (its text decides both), so the indices align.
+            s, d, i = (0, 0, 0) if ref.words == hyp.words else sclite_counts(ref.words, hyp.words)
             found[k] = new(MarkupCounts, (s, d, i, len(ref.words)))
         elif (len(ref.words) + 1) * (len(hyp.words) + 1) > CHUNK_CELLS:
             found[k] = markup_counts(network(ref, vocabulary), network(hyp, vocabulary))

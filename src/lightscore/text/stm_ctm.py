@@ -22,10 +22,20 @@ import os
 from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import islice
-from operator import le
+from operator import attrgetter, le
 from typing import NamedTuple
 
-__all__ = ["IGNORE", "CtmItem", "Segment", "StmCtmError", "assign_words", "hyp_text", "read_ctm", "read_stm"]
+__all__ = [
+    "IGNORE",
+    "CtmItem",
+    "Segment",
+    "StmCtmError",
+    "assign_words",
+    "hyp_text",
+    "is_ignored",
+    "read_ctm",
+    "read_stm",
+]
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
 
@@ -96,6 +106,7 @@ def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
     [Segment(file='f1', channel='A', speaker='spk1', begin=0.0, end=1.5, labels='<o,f0,male>', text='uh huh', line=2)]
     """
     where, segments = os.fspath(path), []
+    new = tuple.__new__  # not Segment's own __new__, a Python function: one call per line saved
     for number, fields, _ in _content(_lines(path, encoding)):
         if len(fields) < 5:
             raise StmCtmError(f"{where} line {number}: an stm line needs 5 fields or more, got {' '.join(fields)!r}")
@@ -105,11 +116,8 @@ def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
             begin, end = _number(fields[3], "begin", where, number), _number(fields[4], "end", where, number)
         labelled = len(fields) > 5 and fields[5][:1] == "<" and fields[5][-1:] == ">"
         text = " ".join(fields[6:] if labelled else fields[5:])
-        segments.append(_SEGMENT(Segment, (*fields[:3], begin, end, fields[5] if labelled else "", text, number)))
+        segments.append(new(Segment, (*fields[:3], begin, end, fields[5] if labelled else "", text, number)))
     return segments
-
-
-_SEGMENT = tuple.__new__  # a NamedTuple's own __new__ is a Python function: 20,000 segments, 20,000 calls
 
 
 def read_ctm(
@@ -202,7 +210,7 @@ def assign_words(
     counters: dict[str, int] = {}
     assigned = []
     for key in sorted(groups):
-        ordered = sorted(groups[key], key=lambda s: s.begin)
+        ordered = sorted(groups[key], key=_BEGIN)
         items, position = ctm.get(key, []), 0
         mids = midpoints[key] if midpoints is not None and key in midpoints else [item.midpoint for item in items]
         # sclite takes items while their midpoint is before the segment's end: in ordered midpoints, a bisection.
@@ -217,9 +225,22 @@ def assign_words(
                 while stop < len(items) and mids[stop] < segment.end:
                     stop += 1
             taken, position = items[position:stop], stop
-            if segment.text.strip().upper() == IGNORE:
+            if is_ignored(segment.text):
                 continue
-            number = counters.get(segment.speaker, 0)
-            counters[segment.speaker] = number + 1
-            assigned.append((f"{segment.speaker}-{number:03d}", segment, taken))
+            speaker = segment.speaker
+            number = counters[speaker] = counters.get(speaker, -1) + 1
+            assigned.append((f"{speaker}-{number:03d}", segment, taken))
     return assigned
+
+
+_BEGIN = attrgetter("begin")
+
+
+def is_ignored(text: str) -> bool:
+    """Whether a segment's text is ``IGNORE_TIME_SEGMENT_IN_SCORING`` (any case, spaces around).
+
+    >>> is_ignored(" ignore_time_segment_in_scoring"), is_ignored("IGNORE_TIME_SEGMENT_IN_SCORING x")
+    (True, False)
+    """
+    text = text.strip()
+    return len(text) == len(IGNORE) and text.upper() == IGNORE
