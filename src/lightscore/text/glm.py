@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
-from typing import NamedTuple
 
-from lightscore.text.glm_cursor import _UPPER, rewrite
+from lightscore.text.glm_cursor import _UPPER, Glm, GlmRule, rewrite
 
 __all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "csrfilt_lines", "glm_path", "read_glm", "rewrite"]
 
@@ -41,28 +39,6 @@ _HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
 
 class GlmError(ValueError):
     """A GLM file that cannot be read; the message names the file and the line."""
-
-
-class GlmRule(NamedTuple):
-    """One rule: ``source => target / left __ right``, and the regex its input-dependent section needs."""
-
-    source: str
-    target: str
-    left: str
-    right: str
-    applies_to: str | None
-    line: int
-
-
-@dataclass
-class Glm:
-    """A parsed GLM: its rules in file order and its header switches."""
-
-    path: str
-    rules: list[GlmRule] = field(default_factory=list)
-    copy_no_hit: bool = True
-    case_sensitive: bool = False
-    name: str = ""
 
 
 def glm_path(name: str | os.PathLike) -> Path:

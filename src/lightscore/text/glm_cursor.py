@@ -7,23 +7,43 @@ target and skips the source, or else copies the character (``copy_no_hit``) or
 drops it. `rewrite` gives the same text while visiting far fewer places: the
 rules are indexed by their source's first characters, each distinct word of the
 text learns once which rules could match in it (`_Rules`), and the cursor stops
-only at the words some rule may match in. `lightscore.text.glm` reads GLM files
-and runs csrfilt's pipeline around this.
+only at the words some rule may match in. The parsed GLM (`Glm`, `GlmRule`) lives
+here; `lightscore.text.glm` reads GLM files and runs csrfilt's pipeline around this.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from itertools import chain, compress
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from lightscore.text.glm import Glm, GlmRule
-
-__all__ = ["rewrite"]
+__all__ = ["Glm", "GlmRule", "rewrite"]
 
 _UPPER = {code: code - 32 for code in range(ord("a"), ord("z") + 1)}  # A-Z only, as csrfilt's tr
+
+
+class GlmRule(NamedTuple):
+    """One rule: ``source => target / left __ right``, and the regex its input-dependent section needs."""
+
+    source: str
+    target: str
+    left: str
+    right: str
+    applies_to: str | None
+    line: int
+
+
+@dataclass
+class Glm:
+    """A parsed GLM: its rules in file order and its header switches."""
+
+    path: str
+    rules: list[GlmRule] = field(default_factory=list)
+    copy_no_hit: bool = True
+    case_sensitive: bool = False
+    name: str = ""
 
 
 def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
