@@ -19,6 +19,7 @@ from lightscore.text.ctm_words import (
     shape_text,
 )
 from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
+from lightscore.text.glm_cursor import _NOTHING, _Rules
 from lightscore.text.hubscr import _hyp_network, hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Vocabulary, encode, network
 from lightscore.text.sclite_network import MarkupError
@@ -336,6 +337,17 @@ def test_rewrite_tries_every_rule_that_can_match(name: str, input_type: str, pur
     """`rewrite` stops only where a rule may apply (per distinct word); the plain cursor stops everywhere."""
     glm = read_glm(glm_path(name))
     assert rewrite(text, glm, input_type, purpose) == cursor_rewrite(text, glm, input_type, purpose)
+
+
+@pytest.mark.parametrize("name", GLMS)
+@pytest.mark.parametrize(("input_type", "purpose"), [("stm", "ref"), ("ctm", "hyp")])
+@settings(max_examples=150, deadline=None)
+@given(words=st.lists(pieces().map(str.upper), max_size=12))
+def test_words_skipped_at_once_have_no_candidates(name: str, input_type: str, purpose: str, words: list[str]) -> None:
+    """The words `_Rules._maybe` leaves out, which get no look of their own, are those no rule can match in."""
+    rules = _Rules(read_glm(glm_path(name)), input_type, purpose)
+    maybe = rules._maybe(words)
+    assert {word for word in words if rules._find(word, True) is not _NOTHING} <= maybe
 
 
 SHORT_RULES = (

@@ -14,9 +14,10 @@ here; `lightscore.text.glm` reads GLM files and runs csrfilt's pipeline around t
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain, compress
+from itertools import accumulate, chain, compress
 from typing import NamedTuple
 
 __all__ = ["Glm", "GlmRule", "rewrite"]
@@ -153,6 +154,7 @@ class _Rules:
         sources = {r.source for rules in self.index.values() for r in rules}
         self.heads = {source[:n] for source in sources for n in (1, 2, 3)}
         self.short = {source for source in sources if len(source) <= 2}
+        self.inside = _inside_pattern({r.source for rules in self.anywhere.values() for r in rules})
         self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
         self.hits: set[str] = set()  # the followed words some rule may match in
 
@@ -164,8 +166,9 @@ class _Rules:
         else:
             new = set(segments)
             new.difference_update(self.words[True])
-            for word in new:
+            for word in self._maybe(list(new)):
                 self.candidates(word, True)
+            self.words[True].update(dict.fromkeys(new.difference(self.words[True]), _NOTHING))
             numbers = chain(
                 compress(range(len(segments) - 1), map(self.hits.__contains__, segments)), (len(segments) - 1,)
             )
@@ -174,6 +177,19 @@ class _Rules:
             position += sum(map(len, segments[done:number])) + number - done
             done = number
             yield number, position
+
+    def _maybe(self, words: list[str]) -> set[str]:
+        """The followed ``words`` some rule may match in (`_find` decides), found for all at once: the ones a
+        rule's source may start at, and those ``inside`` finds a source's beginning in after their first character.
+        """
+        heads, short = self.heads, self.short
+        found = {word for word in words if (rest := word + " ")[:3] in heads or rest[:2] in short or rest[:1] in short}
+        joined = " ".join(words) + " "  # each word followed by a space, as a followed word's rest is
+        ends = [match.end() for match in self.inside.finditer(joined)]
+        if ends:
+            starts = list(accumulate([len(word) + 1 for word in words], initial=0))
+            found.update(words[bisect_right(starts, end) - 1] for end in ends)
+        return found
 
     def candidates(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
         """Rules that may match at ``word``'s start after a space, and ``(offset, rules)`` for every offset where
@@ -199,6 +215,29 @@ class _Rules:
 
 
 _NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
+
+
+def _inside_pattern(sources: set[str]) -> re.Pattern:
+    """A regex whose matches end where one of ``sources`` may begin inside a word (after a non-space).
+
+    A source agrees with a followed word's rest from offset k when the rest starts with it or it
+    starts with the rest (the word's end and its space): either way the text there begins with the
+    source's first three characters, or with all of a shorter source, or the rest is two
+    characters, the second a space. Grouped by first character: the regex engine tries every
+    branch of an alternation in turn.
+
+    >>> [m.end() for m in _inside_pattern({"ALLRIGHT", "T. ", "OK"}).finditer("XALL XT. ZOK OK ")]
+    [1, 6, 10]
+    """
+    heads = {s[:3] for s in sources} | {s[:2] for s in sources if s[1:2] == " "}
+    by_first: dict[str, set[str]] = {}
+    for head in heads:
+        by_first.setdefault(head[0], set()).add(head[1:])
+    branches = [
+        re.escape(first) + "(?:" + "|".join(map(re.escape, sorted(rests, key=len, reverse=True))) + ")"
+        for first, rests in sorted(by_first.items())
+    ]
+    return re.compile("[^ ](?=" + "|".join(branches) + ")") if branches else re.compile("(?!)")
 
 
 def _possible(index: dict[str, list[GlmRule]], rest: str, followed: bool) -> list[GlmRule]:
