@@ -253,10 +253,7 @@ def _counts(
 ) -> list[SegmentCounts]:
     """Every scored segment's counts, all aligned at once."""
     refs = [encode(text, vocabulary) for text in _fold_all([seg.text for _, seg, _ in scored], fold)]
-    # Each distinct shape's vocabulary indices (`_indices`), shared by every hypothesis.
-    known = {
-        shape: _indices(shape, fold, vocabulary) for shape in dict.fromkeys(chain.from_iterable(s[2] for s in scored))
-    }
+    known = _all_indices(list(dict.fromkeys(chain.from_iterable(s[2] for s in scored))), fold, vocabulary)
     pairs = list(zip(refs, [_hyp_network(items, fold, vocabulary, known) for _, _, items in scored]))
     new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
     return [
@@ -333,6 +330,25 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
         words += entry
     ends = (current or [len(words)]) if forked else None
     return Encoded(words, jumps if forked else None, merges, ends)
+
+
+def _all_indices(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary) -> dict[Shape, object]:
+    """Each distinct shape's `_indices`, shared by every hypothesis: the one-word shapes (most) folded and looked
+    up together.
+
+    >>> v = Vocabulary(False, False)
+    >>> _all_indices([(("A",),), (("b", "c"),), (("x{",),)], str.lower, v), [w.text for w in v.words[1:]]
+    ({(('A',),): 1, (('b', 'c'),): (2, 3), (('x{',),): None}, ['a', 'b', 'c'])
+    """
+    single = [shape for shape in shapes if len(shape) == 1 and len(shape[0]) == 1]
+    words = [shape[0][0] for shape in single]
+    if _MARKUP.search("".join(words)):
+        single = []
+    known: dict[Shape, object] = dict(zip(single, vocabulary.ids(_fold_all(words, fold)) if single else ()))
+    for shape in shapes:
+        if shape not in known:
+            known[shape] = _indices(shape, fold, vocabulary)
+    return known
 
 
 def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -> int | tuple | list | None:
