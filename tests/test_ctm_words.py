@@ -82,8 +82,9 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = [line.split() for line in lines[1:]]
-    found = _by_columns(ctm_fields(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
-    assert found is not None
+    items = _by_columns(ctm_fields(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
+    assert items is not None
+    found = (items.by_key(), items.midpoints)
     assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
     assert found == printed_route(path, glm)
 

@@ -15,13 +15,11 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text.ctm_words import (
-    shape_text,
-)
+from lightscore.text.ctm_words import numbered, shape_text
 from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
 from lightscore.text.glm_cursor import _NOTHING, _Rules
-from lightscore.text.hubscr import _hyp_network, hubscr, hubscr_rows
-from lightscore.text.sclite_encode import Vocabulary, encode, network
+from lightscore.text.hubscr import _all_indices, _hyp_network, hubscr, hubscr_rows
+from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, network
 from lightscore.text.sclite_network import MarkupError
 from lightscore.text.stm_ctm import IGNORE
 
@@ -383,10 +381,15 @@ def test_hypothesis_networks_from_ctm_items_equal_their_text(items) -> None:
     """`hubscr` builds a hypothesis's network from its items; the text route reads `shape_text` of them."""
     vocabulary = Vocabulary(optional=True, fragments=True)
     fold = str.lower
+    shapes, ids = numbered({("f", "A"): items})
+
+    def built() -> Encoded:
+        return _hyp_network(ids[("f", "A")], shapes, _all_indices(shapes, fold, vocabulary), fold, vocabulary)
+
     try:
         want = network(encode(fold(shape_text(items)), vocabulary), vocabulary)
     except MarkupError:  # a word with a brace: the text route's error, raised by both
         with pytest.raises(MarkupError):
-            _hyp_network(items, fold, vocabulary, {})
+            built()
         return
-    assert network(_hyp_network(items, fold, vocabulary, {}), vocabulary) == want
+    assert network(built(), vocabulary) == want

@@ -26,9 +26,54 @@ from lightscore.text.ctm_times import alternation_times, split_times
 from lightscore.text.glm import Glm, csrfilt_lines
 from lightscore.text.stm_ctm import CtmItem
 
-__all__ = ["ALT_MARKS", "NUMERIC", "Csrfilt", "Shape", "filtered_words", "shape_text", "words_of"]
+__all__ = [
+    "ALT_MARKS",
+    "NUMERIC",
+    "CtmShapes",
+    "Csrfilt",
+    "Shape",
+    "filtered_items",
+    "filtered_words",
+    "numbered",
+    "shape_text",
+    "words_of",
+]
 
 Shape = tuple[tuple[str, ...], ...]  # an item's alternatives, each its words (one alternative: plain words)
+Key = tuple[str, str]  # a conversation: (file, channel)
+
+
+class CtmShapes(NamedTuple):
+    """A ctm's items as numbers into a table of shapes (a corpus repeats its words: each shape is one object).
+
+    ``ids[key][k]`` is the ``shapes`` entry of conversation ``key``'s item ``k`` (by time), ``midpoints[key][k]``
+    its `lightscore.text.stm_ctm.CtmItem.midpoint`.
+    """
+
+    shapes: list[Shape]
+    ids: dict[Key, list[int]]
+    midpoints: dict[Key, list[float]]
+
+    def by_key(self) -> dict[Key, list[Shape]]:
+        """Each conversation's items as shapes.
+
+        >>> CtmShapes([(("a",),), (("b",),)], {("f", "A"): [1, 0, 1]}, {}).by_key()
+        {('f', 'A'): [(('b',),), (('a',),), (('b',),)]}
+        """
+        shapes = self.shapes
+        return {key: [shapes[k] for k in ids] for key, ids in self.ids.items()}
+
+
+def numbered(shapes: dict[Key, list[Shape]]) -> tuple[list[Shape], dict[Key, list[int]]]:
+    """Each distinct shape of these conversations numbered once, and every item's number.
+
+    >>> numbered({("f", "A"): [(("a",),), (("b",),), (("a",),)]})
+    ([(('a',),), (('b',),)], {('f', 'A'): [0, 1, 0]})
+    """
+    numbers: dict[Shape, int] = {}
+    ids = {key: [numbers.setdefault(shape, len(numbers)) for shape in items] for key, items in shapes.items()}
+    return list(numbers), ids
+
 
 ALT_MARKS = frozenset(("<ALT_BEGIN>", "<ALT>", "<ALT_END>"))
 NUMERIC = re.compile(r"^[0-9.-]*$")  # csrfilt's test for a confidence field
@@ -86,8 +131,17 @@ def _read(text: str, conf: bool) -> _Filtered:
 
 def filtered_words(
     path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8"
-) -> tuple[dict[tuple[str, str], list[Shape]], dict[tuple[str, str], list[float]]] | None:
+) -> tuple[dict[Key, list[Shape]], dict[Key, list[float]]] | None:
     """The filtered ctm's items as shapes, per ``(file, channel)`` in `read_ctm`'s order, and their midpoints.
+
+    `filtered_items` with each item's shape in place of its number.
+    """
+    found = filtered_items(path, glm, encoding)
+    return None if found is None else (found.by_key(), found.midpoints)
+
+
+def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8") -> CtmShapes | None:
+    """The filtered ctm's items, per ``(file, channel)`` in `read_ctm`'s order, as numbers into a table of shapes.
 
     Args:
         path: The ctm file.
@@ -95,9 +149,9 @@ def filtered_words(
         encoding: The file's.
 
     Returns:
-        ``(shapes, midpoints)``, or None when a line needs the printed route (``*`` times, an
-        alternation or a malformed line in the input, or a time that is not a number): that
-        route gives its result and its errors.
+        The items, or None when a line needs the printed route (``*`` times, an alternation or a
+        malformed line in the input, or a time that is not a number): that route gives its
+        result and its errors.
     """
     with open(path, encoding=encoding) as f:
         text = f.read()
@@ -108,10 +162,11 @@ def filtered_words(
     if found is not None:
         return found
     rows = [row for row in map(str.split, text.split("\n")) if row and not row[0].startswith(";;")]
-    return _line_by_line(rows, csrfilt, known)
+    found = _line_by_line(rows, csrfilt, known)
+    return None if found is None else CtmShapes(*numbered(found[0]), found[1])
 
 
-def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
+def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> CtmShapes | None:
     """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
@@ -146,11 +201,12 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> t
     if not _in_order(conversation, start):  # a ctm is written in time order, mostly: then there is nothing to sort
         order = np.lexsort((sub, line, start, conversation))
         word, sub, conversation, midpoint = word[order], sub[order], conversation[order], midpoint[order]
-    shapes = list(map(table.shapes.__getitem__, (table.first[word] + sub).tolist()))
+    ids = (table.first[word] + sub).tolist()
     bounds = np.searchsorted(conversation, np.arange(len(keys) + 1)).tolist()
     midpoints = midpoint.tolist()
-    return (
-        {key: shapes[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
+    return CtmShapes(
+        table.shapes,
+        {key: ids[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
         {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
     )
 

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
-from lightscore.text.ctm_words import NUMERIC, Csrfilt, Shape, filtered_words, shape_text, words_of
+from lightscore.text.ctm_words import NUMERIC, Csrfilt, CtmShapes, Shape, filtered_items, numbered, shape_text, words_of
 from lightscore.text.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
 from lightscore.text.hubscr_languages import Language
 from lightscore.text.hubscr_languages import language as hubscr_language
@@ -117,33 +117,32 @@ class SegmentRow(NamedTuple):
 
 def _scored(
     stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None, case: str | None, lang: Language
-) -> tuple[list[tuple[str, Segment, list[Shape]]], Callable[[str], str]]:
-    """The segments hubscr scores with the words of their ctm items, and the case folding of the words."""
+) -> tuple[list[tuple[str, Segment, list[int]]], list[Shape], Callable[[str], str]]:
+    """The segments hubscr scores with their ctm items (numbers into the table of shapes), the table, and the
+    case folding of the words."""
     rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
     segments = read_stm(stm, lang.encoding)
-    texts, fast = [s.text for s in segments], None
+    texts, found = [s.text for s in segments], None
     if rules is not None:
         scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
         filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
         for k, text in zip(scored, filtered):
             texts[k] = text
-        fast = filtered_words(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
-    if fast is None:
+        found = filtered_items(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
+    if found is None:
         if rules is not None:
             with open(ctm, encoding=lang.encoding) as f:
                 items = read_ctm(ctm, list(filter_ctm_lines(f, rules, True, lang.upcase, lang.latin1)))
         else:
             items = read_ctm(ctm, encoding=lang.encoding)
-        words = {key: [words_of(item) for item in found] for key, found in items.items()}
-        midpoints = {key: [item.midpoint for item in found] for key, found in items.items()}
-    else:
-        words, midpoints = fast
+        table, ids = numbered({key: [words_of(item) for item in found] for key, found in items.items()})
+        found = CtmShapes(table, ids, {key: [item.midpoint for item in found] for key, found in items.items()})
     case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
     segments = _fold_names(segments, fold, texts)
-    words = {(fold(f), fold(c)): shapes for (f, c), shapes in words.items()}
-    midpoints = {(fold(f), fold(c)): mids for (f, c), mids in midpoints.items()}
-    return assign_words(segments, words, midpoints), fold  # type: ignore[arg-type]
+    ids = {(fold(f), fold(c)): numbers for (f, c), numbers in found.ids.items()}
+    midpoints = {(fold(f), fold(c)): mids for (f, c), mids in found.midpoints.items()}
+    return assign_words(segments, ids, midpoints), found.shapes, fold  # type: ignore[arg-type]
 
 
 def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list[str]) -> list[Segment]:
@@ -203,10 +202,12 @@ def hubscr_rows(
     """
     lang = hubscr_language(language)
     with _collector_paused():
-        scored, fold = _scored(stm, ctm, glm, case, lang)
+        scored, shapes, fold = _scored(stm, ctm, glm, case, lang)
         return [
-            SegmentRow(utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(shape_text(items)))
-            for utt_id, seg, items in scored
+            SegmentRow(
+                utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(shape_text([shapes[k] for k in ids]))
+            )
+            for utt_id, seg, ids in scored
         ]
 
 
@@ -249,12 +250,15 @@ def hubscr(
 
 
 def _counts(
-    scored: list[tuple[str, Segment, list[Shape]]], fold: Callable[[str], str], vocabulary: Vocabulary
+    scored: list[tuple[str, Segment, list[int]]],
+    shapes: list[Shape],
+    fold: Callable[[str], str],
+    vocabulary: Vocabulary,
 ) -> list[SegmentCounts]:
     """Every scored segment's counts, all aligned at once."""
     refs = [encode(text, vocabulary) for text in _fold_all([seg.text for _, seg, _ in scored], fold)]
-    known = _all_indices(list(dict.fromkeys(chain.from_iterable(s[2] for s in scored))), fold, vocabulary)
-    pairs = list(zip(refs, [_hyp_network(items, fold, vocabulary, known) for _, _, items in scored]))
+    entries = _all_indices(shapes, fold, vocabulary)
+    pairs = list(zip(refs, [_hyp_network(ids, shapes, entries, fold, vocabulary) for _, _, ids in scored]))
     new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
     return [
         new(SegmentCounts, (utt_id, seg.speaker, seg.file, seg.channel, *counts))
@@ -284,38 +288,35 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary, known: dict) -> Encoded:
-    """``encode(fold(shape_text(shapes)))``, built from the shapes: an alternation's branches fork and join as written.
+def _hyp_network(
+    ids: list[int], shapes: list[Shape], entries: list, fold: Callable[[str], str], vocabulary: Vocabulary
+) -> Encoded:
+    """``encode(fold(shape_text(...)))`` of the items ``ids`` number in ``shapes``, built from their vocabulary
+    ``entries`` (`_all_indices`): an alternation's branches fork and join as written.
 
-    ``known`` maps a shape to its words' vocabulary indices (`_indices`); a shape holding a word
-    with a brace or slash, which the text route reads as markup, sends the whole hypothesis there.
+    A shape holding a word with a brace or slash (entry None), which the text route reads as
+    markup, sends the whole hypothesis there.
     """
-    entries = list(map(known.get, shapes))
-    if _INT.issuperset(map(type, entries)):  # every shape one word seen before: a line
-        return tuple.__new__(Encoded, (entries, None, [], None))  # not Encoded's own __new__, a Python function
-    odd = [k for k, entry in enumerate(entries) if entry.__class__ is not int]
+    found = list(map(entries.__getitem__, ids))
+    if _INT.issuperset(map(type, found)):  # every item one word: a line
+        return tuple.__new__(Encoded, (found, None, [], None))  # not Encoded's own __new__, a Python function
+    if None in found:
+        return encode(fold(shape_text([shapes[k] for k in ids])), vocabulary)
+    odd = [k for k, entry in enumerate(found) if entry.__class__ is not int]
     words: list[int] = []
     jumps: list[int] = []
     merges: list[tuple[int, list[int]]] = []
     current: list[int] = []  # the arcs before the next word, when they are not just the last one
     forked, start = False, 0
-    for k in [*odd, len(entries)]:
-        if k > start:  # a run of one-word shapes
+    for k in [*odd, len(found)]:
+        if k > start:  # a run of one-word items
             if current:
                 join_arc(len(words) + 1, current, jumps, merges)
                 current = []
-            words += entries[start:k]
-        if k == len(entries):
+            words += found[start:k]
+        if k == len(found):
             break
-        start, entry = k + 1, entries[k]
-        if entry is None:
-            entry = known.get(shapes[k], -1)
-            if entry == -1:
-                entry = known[shapes[k]] = _indices(shapes[k], fold, vocabulary)
-            if entry is None:
-                return encode(fold(shape_text(shapes)), vocabulary)
-            if entry.__class__ is int:
-                entry = (entry,)
+        start, entry = k + 1, found[k]
         if entry.__class__ is list:  # an alternation: every branch forks from the arcs before
             start_arcs, ends, forked = current or [len(words)], [], True
             for branch in entry:
@@ -332,23 +333,21 @@ def _hyp_network(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vo
     return Encoded(words, jumps if forked else None, merges, ends)
 
 
-def _all_indices(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary) -> dict[Shape, object]:
-    """Each distinct shape's `_indices`, shared by every hypothesis: the one-word shapes (most) folded and looked
-    up together.
+def _all_indices(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary) -> list:
+    """Each shape's `_indices`: the one-word shapes (most) folded and looked up together.
 
     >>> v = Vocabulary(False, False)
-    >>> _all_indices([(("A",),), (("b", "c"),), (("x{",),)], str.lower, v), [w.text for w in v.words[1:]]
-    ({(('A',),): 1, (('b', 'c'),): (2, 3), (('x{',),): None}, ['a', 'b', 'c'])
+    >>> _all_indices([(("A",),), (("b", "c"),), (("A",),)], str.lower, v), [w.text for w in v.words[1:]]
+    ([1, (2, 3), 1], ['a', 'b', 'c'])
+    >>> _all_indices([(("x{",),), (("b",),)], str.lower, v)  # markup in a word: each on its own
+    [None, 2]
     """
     single = [shape for shape in shapes if len(shape) == 1 and len(shape[0]) == 1]
     words = [shape[0][0] for shape in single]
     if _MARKUP.search("".join(words)):
         single = []
     known: dict[Shape, object] = dict(zip(single, vocabulary.ids(_fold_all(words, fold)) if single else ()))
-    for shape in shapes:
-        if shape not in known:
-            known[shape] = _indices(shape, fold, vocabulary)
-    return known
+    return [known[shape] if shape in known else _indices(shape, fold, vocabulary) for shape in shapes]
 
 
 def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -> int | tuple | list | None:
