@@ -26,6 +26,7 @@ from itertools import chain
 from pathlib import Path
 
 from lightscore.text.glm_cursor import _UPPER, Glm, GlmRule, rewrite
+from lightscore.text.spacing import OTHER_SPACES, single_spaced
 
 __all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "csrfilt_lines", "glm_path", "read_glm", "rewrite"]
 
@@ -209,7 +210,7 @@ def csrfilt_lines(
         joined = "\n".join([rewrite(line, glm, input_type, purpose) for line in joined.split("\n")])
     if delete_hyphens and "-" in joined:
         joined = _split_hyphens(joined)
-    if not joined.isascii() or any(space in joined for space in _OTHER_SPACES):
+    if not joined.isascii() or any(space in joined for space in OTHER_SPACES):
         return [_words(line) for line in joined.split("\n")]
     # The common text: its padding dropped and spaces collapsed for all lines at once, then only the lines with
     # parentheses one by one.
@@ -225,14 +226,10 @@ def csrfilt_lines(
 def _single_spaced(joined: str, lines: int) -> bool:
     """Whether ``lines`` texts joined by line breaks are each ``" ".join(text.split())`` already.
 
-    >>> _single_spaced("a b\\n\\nc", 3), _single_spaced("a  b", 1), _single_spaced("a\\tb", 1)
+    >>> _single_spaced("a b\\n\\nc", 3), _single_spaced("a  b", 1), _single_spaced("a\\nb", 1)  # one holds a break
     (True, False, False)
-    >>> _single_spaced("a\\nb", 1)  # one text holding a line break
-    False
     """
-    if not joined.isascii() or any(space in joined for space in _OTHER_SPACES) or joined.count("\n") != lines - 1:
-        return False
-    return not (joined[:1] == " " or joined[-1:] == " " or "  " in joined or " \n" in joined or "\n " in joined)
+    return joined.count("\n") == lines - 1 and single_spaced(joined)
 
 
 def _words(line: str) -> str:
@@ -273,6 +270,5 @@ def _optional_words(text: str) -> str:
 _HYPHEN = re.compile(r"([^\( \n])-(?=[^\) \n])")  # a line break: the end of a line of `csrfilt_lines`
 _NOT_BEFORE, _NOT_AFTER = frozenset(("", "(", " ", "\n")), frozenset(("", ")", " ", "\n"))
 _SPACES = re.compile(" {2,}")
-_OTHER_SPACES = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f"  # what else str.split splits ASCII text at
 _PHRASE = re.compile(r"(\(\s+[^()\s]+\s+)([^()\s]+)")
 _OPEN, _CLOSE = re.compile(r"\(\s+"), re.compile(r"\s+\)")

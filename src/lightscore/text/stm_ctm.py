@@ -25,6 +25,8 @@ from itertools import islice
 from operator import attrgetter, le
 from typing import NamedTuple
 
+from lightscore.text.spacing import single_spaced
+
 __all__ = [
     "IGNORE",
     "CtmItem",
@@ -107,17 +109,38 @@ def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
     """
     where, segments = os.fspath(path), []
     new = tuple.__new__  # not Segment's own __new__, a Python function: one call per line saved
-    for number, fields, _ in _content(_lines(path, encoding)):
-        if len(fields) < 5:
-            raise StmCtmError(f"{where} line {number}: an stm line needs 5 fields or more, got {' '.join(fields)!r}")
+    with open(path, encoding=encoding) as f:
+        rows = _stm_rows(f.read())
+    for number, parts in rows:
+        if len(parts) < 5:
+            raise StmCtmError(f"{where} line {number}: an stm line needs 5 fields or more, got {' '.join(parts)!r}")
         try:
-            begin, end = float(fields[3]), float(fields[4])
+            begin, end = float(parts[3]), float(parts[4])
         except ValueError:
-            begin, end = _number(fields[3], "begin", where, number), _number(fields[4], "end", where, number)
-        labelled = len(fields) > 5 and fields[5][:1] == "<" and fields[5][-1:] == ">"
-        text = " ".join(fields[6:] if labelled else fields[5:])
-        segments.append(new(Segment, (*fields[:3], begin, end, fields[5] if labelled else "", text, number)))
+            begin, end = _number(parts[3], "begin", where, number), _number(parts[4], "end", where, number)
+        rest = parts[5] if len(parts) > 5 else ""
+        first, _, after = rest.partition(" ")
+        labels = first if first[:1] == "<" and first[-1:] == ">" else ""
+        segments.append(new(Segment, (*parts[:3], begin, end, labels, after if labels else rest, number)))
     return segments
+
+
+def _stm_rows(text: str) -> list[tuple[int, list[str]]]:
+    """Every line that is not blank or a ``;;`` comment: its number and ``[file, channel, speaker, begin, end, rest]``
+    (fewer fields on a short line), the rest (labels and transcript) single-spaced.
+
+    >>> _stm_rows(";; c\\nf A s 0 1 <l> a b\\n\\n"), _stm_rows("f  A s 0 1 a\\tb\\nf A")
+    ([(2, ['f', 'A', 's', '0', '1', '<l> a b'])], [(1, ['f', 'A', 's', '0', '1', 'a b']), (2, ['f', 'A'])])
+    """
+    lines = text.split("\n")
+    if single_spaced(text):  # most stm files: a line split once, its transcript kept whole
+        return [(number, line.split(" ", 5)) for number, line in enumerate(lines, 1) if line and line[:2] != ";;"]
+    rows = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if fields and not fields[0].startswith(";;"):
+            rows.append((number, [*fields[:5], " ".join(fields[5:])] if len(fields) > 5 else fields))
+    return rows
 
 
 def read_ctm(
