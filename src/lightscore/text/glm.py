@@ -36,6 +36,9 @@ GLMS = ("en20030506", "en20090415")
 _UPPER_LATIN1 = {**_UPPER, **{code: code - 32 for code in range(0xE0, 0x100)}}  # csrfilt -e: tr/\340-\377/\300-\337/
 _DEPENDENT = re.compile(r'^;;\s+INPUT_DEPENDENT_APPLICATION\s*=\s*"([^"]*)"')
 _HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
+# A rule written in brackets, as NIST's GLMs write nearly all; `_field` reads the others (and these alike: a test).
+# No "=" in the source (the first "=>" is the arrow) and no "_" in the left context (the first "__" ends it).
+_BRACKETED = re.compile(r"\s*\[([^]=]*)\][ \t]+=>[ \t]+\[([^]]*)\]\s*(?:/\s*\[([^]_]*)\]\s*__\s*\[([^]]*)\]\s*)?")
 
 
 class GlmError(ValueError):
@@ -75,6 +78,14 @@ def _field(text: str) -> tuple[str, str]:
 
 def _rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
     """The rule on one comment-free line, or None when rfilter1 would read none there."""
+    written = _BRACKETED.fullmatch(body)
+    if written:  # most lines: "[source] => [target]", perhaps "/ [left] __ [right]": the fields are the brackets'
+        return tuple.__new__(GlmRule, (*written.groups(""), applies_to, number))  # not GlmRule's own __new__
+    return _read_rule(body, applies_to, number)
+
+
+def _read_rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
+    """`_rule` for any line, as rfilter1 reads it: each field a ``[...]``, ``'...'`` or bare string (`_field`)."""
     if " => " not in f" {body} ".replace("\t", " ") or not body.split("=>")[0].strip():
         return None  # rfilter1 reads no rule from "A=>B" or a line without an arrow
     source, rest = _field(body[: body.index("=>")])
