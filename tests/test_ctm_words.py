@@ -6,12 +6,13 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
-from lightscore.text.ctm_fields import ctm_fields
+from lightscore.text.ctm_fields import _even_lines, _kept_lines, ctm_fields
 from lightscore.text.ctm_words import (
     Csrfilt,
     _by_columns,
@@ -111,6 +112,38 @@ def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], s
     fields = ctm_fields(text)
     found = None if fields is None else [fields.column(k) for k in range(fields.width)]
     assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
+
+
+line_gaps = st.sampled_from([" ", " ", "  ", "\t", "\n", "\n\n", " \n", "\r\n", "\x01"])
+
+
+@given(st.lists(st.tuples(field_texts, line_gaps), min_size=1, max_size=24), st.sampled_from(["", " ", "\n", ";; x\n"]))
+def test_usual_layout_is_read_as_any_other(fields: list[tuple[str, str]], head: str) -> None:
+    """The usual ctm's shortcut (`_even_lines`: one line break after every width-th field, nothing else below
+    28) finds the same fields as the general reader, or leaves the text to it."""
+    data = b" " * 16 + (head + "".join(field + gap for field, gap in fields)).encode("utf-8") + b" " * 16
+    raw = np.frombuffer(data, dtype=np.uint8)
+    edges = np.flatnonzero(np.diff(raw <= 32, prepend=True))
+    found = _even_lines(data, raw, edges)
+    if found is not None:
+        expected = _kept_lines(raw, edges)
+        assert expected is not None
+        assert found.starts.tolist() == expected.starts.tolist() and found.ends.tolist() == expected.ends.tolist()
+
+
+conversation_names = st.sampled_from(
+    ["f", "fa", "file0000", "file0001", "file00001", "sw02001-A_000012", "sw02001-A_000013"]
+)
+
+
+@given(st.lists(st.tuples(conversation_names, st.sampled_from(["A", "B", "AB"])), min_size=1, max_size=30))
+def test_runs_number_the_conversations_in_order(keys: list[tuple[str, str]]) -> None:
+    """`Fields.runs` numbers each (file, channel) in order of first appearance (names of 1 to 16 bytes, sharing
+    prefixes, so that the eight-byte words compared differ only past a name's end or in a second word)."""
+    fields = ctm_fields("".join(f"{name} {channel} 1 2 x\n" for name, channel in keys))
+    numbers = {key: k for k, key in enumerate(dict.fromkeys(keys))}
+    found, line_key = fields.runs(0, 1)
+    assert found == numbers and line_key.tolist() == [numbers[key] for key in keys]
 
 
 def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:
