@@ -85,7 +85,7 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     rows = [line.split() for line in lines[1:]]
     items = _by_columns(ctm_fields(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
     assert items is not None
-    found = (items.by_key(), items.midpoints)
+    found = (items.by_key(), items.midpoint_lists())
     assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
     assert found == printed_route(path, glm)
 

@@ -52,7 +52,7 @@ class CtmShapes(NamedTuple):
 
     shapes: list[Shape]
     ids: dict[Key, list[int]]
-    midpoints: dict[Key, list[float]]
+    midpoints: dict[Key, list[float] | np.ndarray]
 
     def by_key(self) -> dict[Key, list[Shape]]:
         """Each conversation's items as shapes.
@@ -62,6 +62,14 @@ class CtmShapes(NamedTuple):
         """
         shapes = self.shapes
         return {key: [shapes[k] for k in ids] for key, ids in self.ids.items()}
+
+    def midpoint_lists(self) -> dict[Key, list[float]]:
+        """Each conversation's midpoints as a list (the numpy reader keeps arrays).
+
+        >>> CtmShapes([], {}, {("f", "A"): np.array([0.5, 1.0])}).midpoint_lists()
+        {('f', 'A'): [0.5, 1.0]}
+        """
+        return {key: np.asarray(mids, dtype=np.float64).tolist() for key, mids in self.midpoints.items()}
 
 
 def numbered(shapes: dict[Key, list[Shape]]) -> tuple[list[Shape], dict[Key, list[int]]]:
@@ -137,7 +145,7 @@ def filtered_words(
     `filtered_items` with each item's shape in place of its number.
     """
     found = filtered_items(path, glm, encoding)
-    return None if found is None else (found.by_key(), found.midpoints)
+    return None if found is None else (found.by_key(), found.midpoint_lists())
 
 
 def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8") -> CtmShapes | None:
@@ -203,11 +211,10 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> C
         word, sub, conversation, midpoint = word[order], sub[order], conversation[order], midpoint[order]
     ids = (table.first[word] + sub).tolist()
     bounds = np.searchsorted(conversation, np.arange(len(keys) + 1)).tolist()
-    midpoints = midpoint.tolist()
     return CtmShapes(
         table.shapes,
         {key: ids[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
-        {key: midpoints[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
+        {key: midpoint[bounds[k] : bounds[k + 1]] for key, k in keys.items()},  # arrays: assign_words' bisection
     )
 
 
