@@ -124,7 +124,7 @@ def _scored(
     segments = read_stm(stm, lang.encoding)
     texts, found = [s.text for s in segments], None
     if rules is not None:
-        scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
+        scored = [k for k, text in enumerate(texts) if "_" not in text or not is_ignored(text)]  # see assign_words
         filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
         for k, text in zip(scored, filtered):
             texts[k] = text
