@@ -124,7 +124,7 @@ def _scored(
     segments = read_stm(stm, lang.encoding)
     texts, found = [s.text for s in segments], None
     if rules is not None:
-        scored = [k for k, text in enumerate(texts) if "_" not in text or not is_ignored(text)]  # see assign_words
+        scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
         filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
         for k, text in zip(scored, filtered):
             texts[k] = text
@@ -135,8 +135,8 @@ def _scored(
                 items = read_ctm(ctm, list(filter_ctm_lines(f, rules, True, lang.upcase, lang.latin1)))
         else:
             items = read_ctm(ctm, encoding=lang.encoding)
-        table, ids = numbered({key: [words_of(item) for item in found] for key, found in items.items()})
-        found = CtmShapes(table, ids, {key: [item.midpoint for item in found] for key, found in items.items()})
+        table, ids = numbered({key: [words_of(item) for item in its] for key, its in items.items()})
+        found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
     case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
     segments = _fold_names(segments, fold, texts)

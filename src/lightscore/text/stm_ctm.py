@@ -239,7 +239,7 @@ def assign_words(
         stops = _stops(np.asarray(mids, dtype=np.float64), [segment.end for segment in ordered])
         stops[-1] = len(items)  # the last segment takes the rest
         for segment, start, stop in zip(ordered, [0, *stops], stops):
-            if "_" in segment.text and is_ignored(segment.text):  # the "_" test spares nearly every text a call
+            if is_ignored(segment.text):
                 continue
             speaker = segment.speaker
             number = counters[speaker] = counters.get(speaker, -1) + 1
@@ -278,5 +278,7 @@ def is_ignored(text: str) -> bool:
     >>> is_ignored(" ignore_time_segment_in_scoring"), is_ignored("IGNORE_TIME_SEGMENT_IN_SCORING x")
     (True, False)
     """
+    if "_" not in text:  # nearly every text: decided without stripping or upper-casing it
+        return False
     text = text.strip()
     return len(text) == len(IGNORE) and text.upper() == IGNORE
