@@ -208,10 +208,9 @@ def csrfilt_lines(
     """
     # csrfilt pads every text twice; a ctm word arrives without its own spaces.
     pad = " " if input_type != "ctm" else ""
-    joined = "\n".join(texts)
-    if not _single_spaced(joined, len(texts)):  # an stm reader's texts are; anything else is made so
-        joined = "\n".join([" ".join(text.split()) for text in texts])
-    joined = f"{pad} " + joined.replace("\n", f" {pad}\n{pad} ") + f" {pad}"
+    if not _single_spaced(texts):  # an stm reader's texts are; anything else is made so
+        texts = [" ".join(text.split()) for text in texts]
+    joined = f"{pad} " + f" {pad}\n{pad} ".join(texts) + f" {pad}"
     if upcase:
         joined = joined.translate(_UPPER_LATIN1 if latin1 else _UPPER)
     joined = joined.replace("(", "( ").replace(")", " )")
@@ -223,24 +222,24 @@ def csrfilt_lines(
         joined = _split_hyphens(joined)
     if not joined.isascii() or any(space in joined for space in OTHER_SPACES):
         return [_words(line) for line in joined.split("\n")]
-    # The common text: its padding dropped and spaces collapsed for all lines at once, then only the lines with
-    # parentheses one by one.
+    # The common text: its padding dropped, spaces collapsed and optional words marked for all lines at once.
     joined = joined.strip(" ").replace(f" {pad}\n{pad} ", "\n")
     if "  " in joined:
         joined = _SPACES.sub(" ", joined)
-    lines = joined.replace(" \n", "\n").replace("\n ", "\n").split("\n")
-    if "(" not in joined and ")" not in joined:
-        return lines
-    return [_optional_words(line) if "(" in line or ")" in line else line for line in lines]
+    joined = joined.replace(" \n", "\n").replace("\n ", "\n")
+    if "(" in joined or ")" in joined:
+        joined = _optional_lines(joined)
+    return joined.split("\n")
 
 
-def _single_spaced(joined: str, lines: int) -> bool:
-    """Whether ``lines`` texts joined by line breaks are each ``" ".join(text.split())`` already.
+def _single_spaced(texts: list[str]) -> bool:
+    """Whether every text is ``" ".join(text.split())`` already: `single_spaced` of them joined, none holding a break.
 
-    >>> _single_spaced("a b\\n\\nc", 3), _single_spaced("a  b", 1), _single_spaced("a\\nb", 1)  # one holds a break
-    (True, False, False)
+    >>> _single_spaced(["a b", "", "c"]), _single_spaced(["a  b"]), _single_spaced(["a\\nb"]), _single_spaced(["a "])
+    (True, False, False, False)
     """
-    return joined.count("\n") == lines - 1 and single_spaced(joined)
+    joined = "\n".join(texts)
+    return joined.count("\n") == len(texts) - 1 and single_spaced(joined)
 
 
 def _words(line: str) -> str:
@@ -257,9 +256,9 @@ def _split_hyphens(text: str) -> str:
     >>> _split_hyphens(" E-MAIL WOR- -ORD (X-)"), _split_hyphens("A--B (--B")
     (' E MAIL WOR- -ORD (X-)', 'A -B (- B')
     """
-    if "--" in text:
-        return _HYPHEN.sub(r"\1 ", text)
     parts = text.split("-")
+    if "" in parts[1:-1]:  # a double hyphen (a search for "--" would cost a pass over the text)
+        return _HYPHEN.sub(r"\1 ", text)
     joints = [
         "-" if before[-1:] in _NOT_BEFORE or after[:1] in _NOT_AFTER else " " for before, after in zip(parts, parts[1:])
     ]
@@ -276,6 +275,23 @@ def _optional_words(text: str) -> str:
     return " ".join(text.split())
 
 
+def _optional_lines(text: str) -> str:
+    """`_optional_words` of every line of ``text`` at once, its lines ASCII words one space apart.
+
+    There ``\\s`` is a space, so the phrases csrfilt's sed loop splits word by word are runs of words
+    after ``"( "``, each split in one step, and the spaces inside parentheses are single.
+
+    >>> _optional_lines("A ( B C D ) E\\n( F ) (G H ( I J")
+    'A (B) (C) (D) E\\n(F) (G H (I) (J'
+    """
+    text = _PHRASES.sub(_phrase_words, text)
+    return text.replace("( ", "(").replace(" )", ")")
+
+
+def _phrase_words(phrase: re.Match) -> str:
+    return "( " + phrase[0][2:].replace(" ", " ) ( ")
+
+
 # csrfilt's sed lines: a hyphen inside a word (-dh: a fragment's edge hyphen stays), the second word of an
 # (optional phrase), and the spaces inside an optional word's parentheses.
 _HYPHEN = re.compile(r"([^\( \n])-(?=[^\) \n])")  # a line break: the end of a line of `csrfilt_lines`
@@ -283,3 +299,4 @@ _NOT_BEFORE, _NOT_AFTER = frozenset(("", "(", " ", "\n")), frozenset(("", ")", "
 _SPACES = re.compile(" {2,}")
 _PHRASE = re.compile(r"(\(\s+[^()\s]+\s+)([^()\s]+)")
 _OPEN, _CLOSE = re.compile(r"\(\s+"), re.compile(r"\s+\)")
+_PHRASES = re.compile(r"\( [^() \n]+(?: [^() \n]+)+")  # `_PHRASE`'s phrases in single-spaced ASCII lines

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress
+from itertools import accumulate, compress
+from operator import itemgetter
 from typing import NamedTuple
 
 __all__ = ["Glm", "GlmRule", "rewrite"]
@@ -51,11 +52,14 @@ def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmR
     """The rules that apply, indexed by their source's first two characters (one for a one-character source)."""
     fold = not glm.case_sensitive
     sections = {regex: _applies(regex, input_type, purpose) for regex in {r.applies_to for r in glm.rules}}
-    new = tuple.__new__  # a NamedTuple's _replace is Python code; a GLM has over a thousand rules
+    kept = [r for r in glm.rules if r.source and sections[r.applies_to]]
+    fields = [field for r in kept for field in (r.source, r.left, r.right)]
+    folded = _fold("\n".join(fields), fold).split("\n") if fold else fields  # one translate for thousands of fields
+    if len(folded) != len(fields):  # a field holding a line break (none read from a file does)
+        folded = [_fold(field, fold) for field in fields]
+    new, parts = tuple.__new__, iter(folded)  # a NamedTuple's _replace is Python code; a GLM has over a thousand rules
     rules = [
-        new(type(r), (_fold(r.source, fold), r.target, _fold(r.left, fold), _fold(r.right, fold), *r[4:]))
-        for r in glm.rules
-        if r.source and sections[r.applies_to]
+        new(type(r), (source, r.target, left, right, *r[4:])) for r, source, left, right in zip(kept, *[parts] * 3)
     ]
     by_key: dict[str, list[tuple[int, GlmRule]]] = {}
     for order, rule in enumerate(rules):
@@ -92,38 +96,82 @@ def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> 
     ' %HESITATION %HESITATION GOING TO '
     """
     rules = _indexed(glm, input_type.lower(), purpose.lower())
-    probe = _fold(text, rules.fold)
-    out, cursor = [], 0
-    segments = probe.split(" ")
-    last = len(segments) - 1
-    known = rules.words
-    for number, position in rules.visits(segments):
-        word, followed = segments[number], number < last
-        found = known[followed].get(word) or rules.candidates(word, followed)
+    segments = text.split(" ")
+    if rules.at_space or not glm.copy_no_hit:  # the cursor stops at every word (and every space)
+        return _Walk(text, segments, segments, rules, glm.copy_no_hit).run(range(len(segments)))
+    written, marked = rules.written(segments)
+    stops = _stops(segments, written, marked)
+    return _Walk(text, segments, written, rules, True).run(stops) if stops else " ".join(written)
+
+
+def _stops(segments: list[str], written: Sequence[str], marked: bool) -> list[int]:
+    """The segments the cursor must visit, in order: the first (no space before it) and the last (none after it)
+    unless empty, and those `_Rules.written` marks ``_COMPLEX`` (when ``marked``)."""
+    stops = [0] if segments[0] else []
+    number = -1
+    while marked:
+        try:
+            number = written.index(_COMPLEX, number + 1)
+        except ValueError:
+            break
+        stops.append(number)
+    return [*stops, len(segments) - 1] if segments[-1] else stops
+
+
+class _Walk:
+    """rfilter1's cursor over the segments it must stop at; between them whole words go out as written."""
+
+    def __init__(self, text: str, segments: list[str], written: Sequence[str], rules: _Rules, copy: bool) -> None:
+        self.text, self.segments, self.written, self.rules, self.copy = text, segments, written, rules, copy
+        self.probe = _fold(text, rules.fold)
+        self.out: list[str] = []
+        self.cursor = 0  # the text before it is written or skipped
+
+    def run(self, stops: Iterable[int]) -> str:
+        """The rewritten text, the cursor visiting the segments numbered ``stops`` (ascending)."""
+        text, segments, written, last = self.text, self.segments, self.written, len(self.segments) - 1
+        done = start = 0  # the segments before ``done`` are written or visited; segment ``done`` starts at ``start``
+        for number in stops:
+            if number < done:  # visited already, where a rule's source ended inside it
+                continue
+            position = start
+            if number > done:  # only with copy_no_hit: every segment is a stop otherwise
+                position += sum(map(len, segments[done:number])) + number - done
+                self.out += (text[self.cursor : start], " ".join(written[done:number]), " ")
+                self.cursor = position
+            self.visit(number, position)
+            done, start = number + 1, position + len(segments[number]) + 1
+            while done <= last and self.cursor > start:  # a source reached into the next segments
+                end = start + len(segments[done])
+                if self.cursor <= end:  # and ended in this one: the rest of it is the cursor's
+                    self.visit(done, start)
+                done, start = done + 1, end + 1
+        if self.copy:
+            self.out += (text[self.cursor : start], " ".join(written[done:]))  # past the end when all are done
+        return "".join(self.out)
+
+    def visit(self, number: int, position: int) -> None:
+        """Apply the rules that may match in segment ``number`` (at ``position``), and at the space after it."""
+        rules, probe = self.rules, self.probe
+        end = position + len(self.segments[number])
+        word, followed = probe[position:end], number < len(self.segments) - 1
+        found = rules.words[followed].get(word) or rules.candidates(word, followed)
         if found is not _NOTHING:
             starts, inside = found
-            if position >= cursor:
-                rule = _first(probe, position, starts if position and probe[position - 1] == " " else inside[0][1])
-                if rule is not None:
-                    out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
-                    cursor = position + len(rule.source)
+            self.fire(position, starts if number else inside[0][1])  # every segment but the first follows a space
             for offset, possible in inside[1:]:
-                at = position + offset
-                if at >= cursor:
-                    rule = _first(probe, at, possible)
-                    if rule is not None:
-                        out += (text[cursor:at], rule.target) if glm.copy_no_hit else (rule.target,)
-                        cursor = at + len(rule.source)
-        position += len(word)
-        if followed and rules.at_space and position >= cursor:  # a rule whose source begins with a space
-            index = rules.index if position and probe[position - 1] == " " else rules.anywhere
-            rule = _first(probe, position, index.get(probe[position : position + 2], index.get(" ", ())))
+                self.fire(position + offset, possible)
+        if followed and rules.at_space:  # a rule whose source begins with a space
+            index = rules.index if end and probe[end - 1] == " " else rules.anywhere
+            self.fire(end, index.get(probe[end : end + 2], index.get(" ", ())))
+
+    def fire(self, at: int, possible: list[GlmRule] | tuple) -> None:
+        """Apply the first of ``possible`` that matches at ``at``, unless the cursor is past it."""
+        if at >= self.cursor:
+            rule = _first(self.probe, at, possible)
             if rule is not None:
-                out += (text[cursor:position], rule.target) if glm.copy_no_hit else (rule.target,)
-                cursor = position + len(rule.source)
-    if glm.copy_no_hit:
-        out.append(text[cursor:])
-    return "".join(out)
+                self.out += (self.text[self.cursor : at], rule.target) if self.copy else (rule.target,)
+                self.cursor = at + len(rule.source)
 
 
 def _first(probe: str, at: int, rules: list[GlmRule] | tuple) -> GlmRule | None:
@@ -156,27 +204,46 @@ class _Rules:
         self.short = {source for source in sources if len(source) <= 2}
         self.inside = _inside_pattern({r.source for rules in self.anywhere.values() for r in rules})
         self.words: tuple[dict[str, tuple], dict[str, tuple]] = ({}, {})  # per word: not followed, followed
-        self.hits: set[str] = set()  # the followed words some rule may match in
+        self.known: dict[str, str] = {}  # per word met, `_written`
+        self.complex: set[str] = set()  # the words `_written` leaves to the cursor
 
-    def visits(self, segments: list[str]) -> Iterator[tuple[int, int]]:
-        """``(number, position)`` of the segments the cursor must stop at: those some rule may match in, and the
-        last (which no space follows), or every one when a rule's source begins with a space."""
-        if self.at_space:
-            numbers: Iterable[int] = range(len(segments))
-        else:
-            new = set(segments)
-            new.difference_update(self.words[True])
-            for word in self._maybe(list(new)):
-                self.candidates(word, True)
-            self.words[True].update(dict.fromkeys(new.difference(self.words[True]), _NOTHING))
-            numbers = chain(
-                compress(range(len(segments) - 1), map(self.hits.__contains__, segments)), (len(segments) - 1,)
-            )
-        done = position = 0  # the segments before ``done`` start before ``position``
-        for number in numbers:
-            position += sum(map(len, segments[done:number])) + number - done
-            done = number
-            yield number, position
+    def written(self, segments: list[str]) -> tuple[Sequence[str], bool]:
+        """Per segment what the cursor writes for it between two spaces (less the second; `_written`), and whether
+        any is ``_COMPLEX``."""
+        distinct = set(segments)
+        new = distinct.difference(self.known)
+        if new:
+            self._learn(list(new))
+        # itemgetter looks every segment up from C, without map's call per segment (one segment: no tuple)
+        written = itemgetter(*segments)(self.known) if len(segments) > 1 else (self.known[segments[0]],)
+        return written, not self.complex.isdisjoint(distinct)
+
+    def _learn(self, words: list[str]) -> None:
+        probes = _fold(" ".join(words), self.fold).split(" ")  # words hold no space
+        self.known.update(zip(words, words))
+        for word, probe in compress(zip(words, probes), map(self._maybe(probes).__contains__, probes)):
+            self.known[word] = written = self._written(word, probe)
+            if written is _COMPLEX:
+                self.complex.add(word)
+
+    def _written(self, word: str, probe: str) -> str:
+        """What the cursor writes for ``word`` (folded: ``probe``) between two spaces, less the second, or
+        ``_COMPLEX`` when the text around decides (a source, or a context, reaching past the spaces)."""
+        found = self.candidates(probe, True)
+        if found is _NOTHING:
+            return word
+        (starts, inside), rest, out, cursor = found, probe + " ", [], 0
+        for at, possible in ((0, starts), *inside[1:]):
+            for rule in possible if at >= cursor else ():
+                fires = _decides(rule, rest, at)
+                if fires is None:
+                    return _COMPLEX
+                if fires:
+                    out += (word[cursor:at], rule.target)
+                    cursor = at + len(rule.source)
+                    break
+        written = "".join(out) + (word + " ")[cursor:]
+        return written[:-1] if written[-1:] == " " else _COMPLEX
 
     def _maybe(self, words: list[str]) -> set[str]:
         """The followed ``words`` some rule may match in (`_find` decides), found for all at once: the ones a
@@ -198,8 +265,6 @@ class _Rules:
         found = known.get(word)
         if found is None:
             found = known[word] = self._find(word, followed)
-            if followed and found is not _NOTHING:
-                self.hits.add(word)
         return found
 
     def _find(self, word: str, followed: bool) -> tuple[list[GlmRule], list[tuple[int, list[GlmRule]]]]:
@@ -215,6 +280,27 @@ class _Rules:
 
 
 _NOTHING: tuple = ([], [(0, [])])  # a word no rule can match in
+_COMPLEX = "\x00"  # `_Rules.written` of a word the cursor must visit (any segment may be visited: the same text)
+
+
+def _decides(rule: GlmRule, rest: str, at: int) -> bool | None:
+    """Whether ``rule`` matches at ``at`` in ``rest`` (a word and its space, after a space), or None when the text
+    beyond decides."""
+    source = _agrees(rest[at:], rule.source)
+    right = _agrees(rest[at + len(rule.source) :], rule.right) if source else source
+    found = (source, _agrees((" " + rest[:at])[::-1], rule.left[::-1]), right)  # the left context read backwards
+    return False if False in found else None if None in found else True
+
+
+def _agrees(known: str, wanted: str) -> bool | None:
+    """Whether a text that begins with ``known`` begins with ``wanted``; None when what follows ``known`` decides.
+
+    >>> _agrees("AB ", "AB"), _agrees("AB ", "AC"), _agrees("AB ", "AB CD"), _agrees("AB ", "AB_")
+    (True, False, None, False)
+    """
+    if len(wanted) <= len(known):
+        return known.startswith(wanted)
+    return None if wanted.startswith(known) else False
 
 
 def _inside_pattern(sources: set[str]) -> re.Pattern:

@@ -1,0 +1,58 @@
+"""`rewrite`'s shortcuts against the plain cursor on small random GLMs, and csrfilt's whole-text steps line by line."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_glm import cursor_rewrite
+
+from lightscore.text import glm_cursor
+from lightscore.text.glm import _HYPHEN, _optional_lines, _optional_words, _split_hyphens
+from lightscore.text.glm_cursor import Glm, GlmRule, rewrite
+
+# Few letters, so that rules match often: inside words, across words, with contexts reaching past a word's spaces.
+letters = st.text(alphabet="ABab -", max_size=4)
+rule = st.tuples(letters.filter(bool), st.text(alphabet="xy ", max_size=3), letters, letters)
+glms = st.builds(
+    lambda rules, copy, case: Glm("random", [GlmRule(*r, None, n) for n, r in enumerate(rules)], copy, case),
+    st.lists(rule, min_size=1, max_size=6),
+    st.booleans(),
+    st.booleans(),
+)
+words = st.sampled_from(["A", "B", "AB", "BA", "ab", "A-B", "AAB", "", "B-", "\n"])
+texts = st.lists(words, max_size=12).map(" ".join) | st.text(alphabet="ABa -\n", max_size=16)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(glm=glms, text=texts, padded=st.booleans())
+def test_rewrite_equals_the_plain_cursor_on_random_glms(glm: Glm, text: str, padded: bool) -> None:
+    """Words written at once (`_Rules.written`), and words left to the cursor, give the plain cursor's text."""
+    glm_cursor._indexes.clear()  # indexed by the GLM's id, which a new random GLM may reuse
+    text = f" {text} " if padded else text
+    assert rewrite(text, glm, "stm", "ref") == cursor_rewrite(text, glm, "stm", "ref")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(glm=glms, text=texts)
+def test_words_learned_in_one_text_are_written_alike_in_the_next(glm: Glm, text: str) -> None:
+    """`_Rules.written` keeps what it learned of a word for later texts."""
+    glm_cursor._indexes.clear()
+    for padded in (f" {text} ", f" A {text} B "):
+        assert rewrite(padded, glm, "stm", "ref") == cursor_rewrite(padded, glm, "stm", "ref")
+
+
+tokens = st.sampled_from(["(", ")", "A", "B", "(A", "A)", "((", "))", "()", "-", "A(B", "%X"])
+lines = st.lists(st.lists(tokens, max_size=8).map(" ".join), min_size=1, max_size=5)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(lines=lines)
+def test_optional_words_of_all_lines_at_once_equal_line_by_line(lines: list[str]) -> None:
+    expected = [_optional_words(line) if "(" in line or ")" in line else line for line in lines]
+    assert _optional_lines("\n".join(lines)).split("\n") == expected
+
+
+@settings(max_examples=2000, deadline=None)
+@given(text=st.text(alphabet="-A (\n)", max_size=14))
+def test_hyphens_split_as_csrfilts_regex_splits_them(text: str) -> None:
+    assert _split_hyphens(text) == _HYPHEN.sub(r"\1 ", text)
