@@ -18,9 +18,9 @@ own, which no real arc ever reads) stays small.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Sequence
 from itertools import chain
-from operator import attrgetter
 
 import numpy as np
 
@@ -107,35 +107,56 @@ def _chunks(pairs: Sequence[tuple[Encoded, Encoded]], kinds: list[bool]) -> list
     return chunks
 
 
-_WORDS, _MERGES = attrgetter("words"), attrgetter("merges")
+def _ints(values: list[int]) -> np.ndarray:
+    """``values`` as int64: `struct` packs a list in C for about half of what ``np.fromiter`` spends per item.
+
+    >>> _ints([3, 1, 2]).tolist()
+    [3, 1, 2]
+    """
+    return np.frombuffer(struct.pack(f"{len(values)}q", *values), dtype=np.int64)
 
 
-def _arcs(networks: list[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Padded ``(words, preds, ends)``: vocabulary index per arc (0 = head or padding), predecessor arcs, final arcs.
+def _words(words: Sequence[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(padded words, lengths)``: vocabulary index per arc, 0 for the head arc and past a network's own arcs."""
+    lengths = _ints(list(map(len, words)))
+    size = int(lengths.max()) + 1
+    table = np.zeros((len(words), size), dtype=np.int64)
+    if size > 1:  # row by row, each network's words after its head arc
+        table[:, 1:][np.arange(size - 1) < lengths[:, None]] = _ints(list(chain.from_iterable(words)))
+    return table, lengths
+
+
+def _arcs(networks: Sequence[Encoded]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Padded ``(words, preds, ends, joins)``: words (`_words`), predecessor arcs, final arcs, arcs that merge.
 
     A short predecessor list is padded with its own first arc: a repeat never wins a first-of-equals choice.
+    ``joins[arc]``: some network has several predecessors at ``arc``.
     """
-    lengths = list(map(len, map(_WORDS, networks)))
-    size = max(lengths) + 1
-    merged = list(map(len, map(_MERGES, networks)))
-    merges = list(chain.from_iterable(map(_MERGES, networks))) if any(merged) else []
-    arcs_in, befores = zip(*merges) if merges else ((), ())
+    words, jumps, merges, ends = zip(*networks)
+    table, lengths = _words(words)
+    count, size = table.shape
+    merge_rows = [len(m) for m in merges]
+    merged = list(chain.from_iterable(merges))
+    arcs_in, befores = zip(*merged) if merged else ((), ())
     fan_in = max(map(len, befores), default=1)
-    words = np.zeros((len(networks), size), dtype=np.int64)
-    total = sum(lengths)
-    if total:  # row by row, each network's words after its head arc
-        flat = np.fromiter(chain.from_iterable(map(_WORDS, networks)), dtype=np.int64, count=total)
-        words[:, 1:][np.arange(size - 1) < np.array(lengths)[:, None]] = flat
-    preds = np.empty((len(networks), size, fan_in), dtype=np.int64)
+    preds = np.empty((count, size, fan_in), dtype=np.int64)
     preds[:] = np.maximum(np.arange(size) - 1, 0)[None, :, None]
-    counts = [len(n.jumps) // 2 if n.jumps else 0 for n in networks]
-    if any(counts):
-        jumps = np.fromiter(chain.from_iterable(n.jumps for n in networks if n.jumps), dtype=np.int64).reshape(-1, 2)
-        preds[np.repeat(np.arange(len(networks)), counts), jumps[:, 0]] = jumps[:, 1:]
-    if merges:
-        preds[np.repeat(np.arange(len(networks)), merged), np.array(arcs_in)] = _padded(befores, fan_in)
-    last = [n.ends if n.ends is not None else [size_] for n, size_ in zip(networks, lengths)]
-    return words, preds, _padded(last, max(map(len, last)))
+    jump_rows = [len(j) >> 1 if j else 0 for j in jumps]
+    if any(jump_rows):
+        flat = _ints(list(chain.from_iterable(filter(None, jumps)))).reshape(-1, 2)
+        preds[np.repeat(np.arange(count), jump_rows), flat[:, 0]] = flat[:, 1:]
+    joins = np.zeros(size, dtype=bool)
+    if merged:
+        at = _ints(list(arcs_in))
+        preds[np.repeat(np.arange(count), merge_rows), at] = _padded(befores, fan_in)
+        joins[at] = True
+    if not any(map(_is_list, ends)):
+        return table, preds, lengths[:, None], joins
+    last = [e if e is not None else [n] for e, n in zip(ends, lengths.tolist())]
+    return table, preds, _padded(last, max(map(len, last))), joins
+
+
+_is_list = list.__instancecheck__
 
 
 def _padded(lists: Sequence[list[int]], width: int) -> np.ndarray:
@@ -144,8 +165,8 @@ def _padded(lists: Sequence[list[int]], width: int) -> np.ndarray:
     >>> _padded([[3, 1], [2], [5, 6, 7]], 3).tolist()
     [[3, 1, 3], [2, 2, 2], [5, 6, 7]]
     """
-    sizes = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    flat = np.fromiter(chain.from_iterable(lists), dtype=np.int64, count=int(sizes.sum()))
+    sizes = _ints(list(map(len, lists)))
+    flat = _ints(list(chain.from_iterable(lists)))
     starts = np.cumsum(sizes) - sizes
     rows = np.repeat(flat[starts][:, None], width, axis=1)
     rows[np.repeat(np.arange(len(lists)), sizes), np.arange(len(flat)) - np.repeat(starts, sizes)] = flat
@@ -156,47 +177,103 @@ def _align_chunk(
     chunk: list[tuple[Encoded, Encoded]], vocabulary: Vocabulary, tables: tuple[np.ndarray, ...], by_columns: bool
 ) -> list[tuple[int, int, int, int]]:
     keys, gaps, null, optional, fragment = tables
-    ref_words, ref_preds, ref_ends = _arcs([ref for ref, _ in chunk])
-    hyp_words, hyp_preds, hyp_ends = _arcs([hyp for _, hyp in chunk])
-    equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
-    every = np.arange(len(chunk))
-    if by_columns:  # no "@": every substitution costs 0 or 4
+    refs, hyps = zip(*chunk)
+    hyp_words, hyp_preds, hyp_ends, _ = _arcs(hyps)
+    if by_columns:  # lines without "@": every substitution costs 0 or 4
+        ref_words, ref_ends = _words([ref.words for ref in refs])
+        ref_ends = ref_ends[:, None]
+        equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
         whole = gaps.astype(np.int32)
-        pair = np.where(equal, np.int32(0), np.int32(4))
-        columns = ColumnCosts(pair, whole[ref_words], whole[hyp_words], hyp_preds)
-        cells, step = columns.cells.transpose(1, 2, 0), columns.step
+        columns = ColumnCosts(equal, whole[ref_words].T.copy(), whole[hyp_words].T.copy(), hyp_preds)
+        cost, step = columns.cost, columns.step
     else:
+        ref_words, ref_preds, ref_ends, _ = _arcs(refs)
+        equal = _equal_words(ref_words, hyp_words, vocabulary, keys, fragment)
         both_null = null[ref_words][:, :, None] & null[hyp_words][:, None, :]
-        pair = np.where(both_null, np.float32(1), np.where(equal, np.float32(0), np.float32(4)))
+        pair = np.where(both_null, np.float32(1), np.where(equal.transpose(2, 1, 0), np.float32(0), np.float32(4)))
         cells, back_a, back_b = _programme(pair, gaps[ref_words], gaps[hyp_words], ref_preds, hyp_preds)
+        _, rows, width = pair.shape
+        flat_a, flat_b, flat_cells = back_a.reshape(-1), back_b.reshape(-1), cells.reshape(-1)
+        origin = np.arange(len(chunk)) * (rows * width)
+
+        def cost(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return flat_cells.take(origin.reshape(-1, *[1] * (a.ndim - 1)) + a * width + b)
 
         def step(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return back_a[every, a, b], back_b[every, a, b]
+            at = origin + a * width + b
+            return flat_a.take(at), flat_b.take(at)
 
-    a, b = _best_end(cells, ref_ends, hyp_ends)
-    return _walk_back(step, a, b, pair, ref_words, hyp_words, null, optional)
+    a, b = _best_end(cost, ref_ends, hyp_ends)
+    return _walk_back(step, a, b, equal, ref_words, hyp_words, null, optional)
 
 
 def _equal_words(
     ref_words: np.ndarray, hyp_words: np.ndarray, vocabulary: Vocabulary, keys: np.ndarray, fragment: np.ndarray
 ) -> np.ndarray:
-    """Per ``(pair, ref arc, hyp arc)``: whether the words match (``-F``: a fragment, what it may complete).
+    """Per ``(hyp arc, ref arc, pair)``: whether the words match (``-F``: a fragment, what it may complete).
 
-    The substitution cost is 0 where they match, 1 for ``@`` against ``@``, else 4.
+    The substitution cost is 0 where they match, 1 for ``@`` against ``@``, else 4. A fragment's
+    row (or column) is compared word by word (`_fragment_matches`).
     """
-    equal = keys[ref_words][:, :, None] == keys[hyp_words][:, None, :]
-    either = fragment[ref_words][:, :, None] | fragment[hyp_words][:, None, :]
-    if either.any():
-        i, a, b = np.nonzero(either)
-        ref_ids, hyp_ids = ref_words[i, a], hyp_words[i, b]
-        codes = ref_ids * len(vocabulary.words) + hyp_ids
-        unique, inverse = np.unique(codes, return_inverse=True)
-        words = vocabulary.words
-        same = np.array(
-            [equal_words(words[c // len(words)], words[c % len(words)]) for c in unique.tolist()], dtype=bool
+    ref_t, hyp_t = np.ascontiguousarray(ref_words.T), np.ascontiguousarray(hyp_words.T)
+    equal = keys[hyp_t][:, None, :] == keys[ref_t][None, :, :]
+    at_a, at_i = np.nonzero(fragment[ref_t])  # a fragment's row: against every hyp arc of its pair
+    at_b, at_j = np.nonzero(fragment[hyp_t])  # and a column
+    if len(at_a) or len(at_b):
+        rows, columns = _fragment_matches(
+            ref_t[at_a, at_i], hyp_words[at_i], hyp_t[at_b, at_j], ref_words[at_j], vocabulary
         )
-        equal[i, a, b] = same[inverse]
+        equal[:, at_a, at_i] = rows.T
+        equal[at_b, :, at_j] = columns
     return equal
+
+
+_MARKED_CODES = 1 << 22
+"""`_fragment_matches` marks a table of every code up to this many (4 MB); beyond, it sorts the codes."""
+
+
+def _fragment_matches(
+    ref_fragments: np.ndarray,
+    hyp_rows: np.ndarray,
+    hyp_fragments: np.ndarray,
+    ref_rows: np.ndarray,
+    vocabulary: Vocabulary,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each reference fragment matches each word of its row, and each hypothesis fragment each of its column.
+
+    Each distinct (fragment, word) pair is compared once: numbered densely by the chunk's own fragments
+    (so a table of them is small), found by marking a table rather than by sorting.
+
+    >>> v = Vocabulary(optional=False, fragments=True)
+    >>> ids = v.ids("wor- word wo x".split())
+    >>> no_rows = np.zeros((0, 2), int)
+    >>> rows, columns = _fragment_matches(np.array([1]), np.array([[0, 2, 3, 4]]), np.array([], int), no_rows, v)
+    >>> rows.tolist(), columns.shape
+    ([[False, True, False, False]], (0, 2))
+    """
+    size, words = len(vocabulary.words), vocabulary.words
+    fragments, inverse = np.unique(np.concatenate([ref_fragments, hyp_fragments]), return_inverse=True)
+    side = len(fragments)  # a hypothesis fragment's codes come after every reference one's
+    codes = np.concatenate(
+        [
+            (inverse[: len(ref_fragments), None] * size + hyp_rows).reshape(-1),
+            ((inverse[len(ref_fragments) :, None] + side) * size + ref_rows).reshape(-1),
+        ]
+    )
+    if 2 * side * size > _MARKED_CODES:
+        found, back = np.unique(codes, return_inverse=True)
+    else:
+        seen = np.zeros(2 * side * size, dtype=bool)
+        seen[codes] = True
+        found = np.flatnonzero(seen)
+    pairs = [(int(fragments[c // size % side]), c % size, c // size < side) for c in found.tolist()]
+    matches = [equal_words(words[f], words[w]) if first else equal_words(words[w], words[f]) for f, w, first in pairs]
+    if 2 * side * size > _MARKED_CODES:
+        same = np.array(matches, dtype=bool)[back]
+    else:
+        seen[found] = matches
+        same = seen[codes]
+    return same[: hyp_rows.size].reshape(hyp_rows.shape), same[hyp_rows.size :].reshape(ref_rows.shape)
 
 
 def _first_min(values: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
@@ -255,20 +332,29 @@ def _programme(
     return cells, back_a, back_b
 
 
-def _best_end(cells: np.ndarray, ref_ends: np.ndarray, hyp_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first (reference end, hypothesis end) pair with the least cost, reference arcs outermost."""
-    every = np.arange(cells.shape[0])
-    ends = cells[every[:, None, None], ref_ends[:, :, None], hyp_ends[:, None, :]].reshape(len(every), -1)
-    at = np.argmin(ends, axis=1)
+def _best_end(
+    cost: Callable[[np.ndarray, np.ndarray], np.ndarray], ref_ends: np.ndarray, hyp_ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The first (reference end, hypothesis end) pair with the least cost, reference arcs outermost.
+
+    ``cost(a, b)`` gives pair ``k``'s cost of cell ``(a[k, ...], b[k, ...])``.
+    """
     fan = hyp_ends.shape[1]
-    return ref_ends[every, at // fan], hyp_ends[every, at % fan]
+    a, b = np.repeat(ref_ends, fan, axis=1), np.tile(hyp_ends, (1, ref_ends.shape[1]))
+    ends = cost(a, b)
+    best, at_a, at_b = ends[:, 0], a[:, 0], b[:, 0]
+    for k in range(1, ends.shape[1]):  # a strict comparison keeps the first of equals
+        cheaper = ends[:, k] < best
+        best = np.where(cheaper, ends[:, k], best)
+        at_a, at_b = np.where(cheaper, a[:, k], at_a), np.where(cheaper, b[:, k], at_b)
+    return at_a, at_b
 
 
 def _walk_back(
     step: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
     a: np.ndarray,
     b: np.ndarray,
-    pair: np.ndarray,
+    equal: np.ndarray,
     ref_words: np.ndarray,
     hyp_words: np.ndarray,
     null: np.ndarray,
@@ -277,6 +363,7 @@ def _walk_back(
     """Every pair's path from its end cell to the origin, counted as sclite marks it.
 
     ``step(a, b)`` gives every pair's predecessor cell (the back pointers, or the choice read from the costs).
+    ``equal`` is `_equal_words`' table.
     """
     path_a, path_b, before_a, before_b = [], [], [], []  # every pair's cells, one step at a time
     while True:
@@ -293,19 +380,21 @@ def _walk_back(
     if not path_a:
         return [(0, 0, 0, 0)] * len(a)
     a, b, before_a, before_b = map(np.stack, (path_a, path_b, before_a, before_b))  # (step, pair)
-    every = np.arange(a.shape[1])[None, :]
+    every = np.arange(a.shape[1])
     live = (a > 0) | (b > 0)
     inserted = live & (before_a == a)
     deleted = live & ~inserted & (before_b == b)
     diagonal = live & ~inserted & ~deleted
-    ref_null, hyp_null = null[ref_words][every, a], null[hyp_words][every, b]
-    ref_optional, hyp_optional = optional[ref_words][every, a], optional[hyp_words][every, b]
+    ref_ids = ref_words.reshape(-1).take(every * ref_words.shape[1] + a)
+    hyp_ids = hyp_words.reshape(-1).take(every * hyp_words.shape[1] + b)
+    ref_null, hyp_null = null.take(ref_ids), null.take(hyp_ids)
+    ref_optional, hyp_optional = optional.take(ref_ids), optional.take(hyp_ids)
     word_in = inserted & ~hyp_null
     word_out = deleted & ~ref_null
     matched = diagonal & ~(ref_null & hyp_null)
-    same = matched & (pair[every, a, b] == 0)
+    same = matched & equal.reshape(-1).take((b * equal.shape[1] + a) * equal.shape[2] + every)
     correct = (word_in & hyp_optional).sum(0) + (word_out & ref_optional).sum(0) + same.sum(0)
     ins = (word_in & ~hyp_optional).sum(0)
     dele = (word_out & ~ref_optional).sum(0)
     sub = (matched & ~same).sum(0)
-    return [(s, d, i, c + s + d) for c, s, d, i in zip(correct.tolist(), sub.tolist(), dele.tolist(), ins.tolist())]
+    return list(zip(sub.tolist(), dele.tolist(), ins.tolist(), (correct + sub + dele).tolist()))

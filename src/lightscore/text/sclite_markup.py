@@ -375,5 +375,5 @@ def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabula
         else:
             together.append(k)
     for k, counts in zip(together, batch_counts([pairs[k] for k in together], vocabulary)):
-        found[k] = MarkupCounts(*counts)
+        found[k] = new(MarkupCounts, counts)
     return found  # type: ignore[return-value]
