@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
+from operator import add
 from pathlib import Path
 from typing import Any
 
@@ -110,13 +111,11 @@ class WER(ErrorRate):
         """Keep per-utterance ``records`` (with ``per_utterance``); their ``(S, D, I, ref_len, with an error)``."""
         if self.per_utterance:
             self.utterance_counts.extend(records)
-        return (
-            sum(r[1] for r in records),
-            sum(r[2] for r in records),
-            sum(r[3] for r in records),
-            sum(r[4] for r in records),
-            sum(bool(r[1] or r[2] or r[3]) for r in records),
-        )
+        if not records:
+            return 0, 0, 0, 0, 0
+        _, sub, dele, ins, length = zip(*records)  # columns in C: a hubscr corpus adds 20,000 records at once
+        edits = list(map(add, map(add, sub, dele), ins))  # counts are never negative: 0 only without an error
+        return sum(sub), sum(dele), sum(ins), sum(length), len(edits) - edits.count(0)
 
     def _tokenizer_settings(self) -> list[str]:
         if not self.markup:
