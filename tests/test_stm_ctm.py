@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_glm import run_hubscr
+from test_sclite_case import needs_sctk
 
+from lightscore.text.glm import glm_path
+from lightscore.text.hubscr import hubscr
 from lightscore.text.stm_ctm import Segment, StmCtmError, read_stm
 
 
@@ -55,3 +59,40 @@ def test_read_stm_equals_the_plain_reading(lines: list[str], tmp_path_factory: p
             read_stm(path)
         return
     assert read_stm(path) == expected
+
+
+STM = "sw1 A spk1 0.00 2.00 hello there friend\nSW1 A spk2 3.00 5.00 good morning sir\n"
+CTM = "".join(f"{name} A {start:.2f} 0.5 {word} 0.9\n" for name, start, word in
+              [("sw1", 0.1, "hello"), ("sw1", 0.6, "there"), ("sw1", 3.1, "good"), ("sw1", 3.6, "evening"),
+               ("sw1", 4.1, "sir")])  # fmt: skip
+
+
+def write_pair(folder: Path, stm: str, ctm: str) -> tuple[Path, Path]:
+    (folder / "ref.stm").write_text(stm, encoding="utf-8")
+    (folder / "hyp.ctm").write_text(ctm, encoding="utf-8")
+    return folder / "ref.stm", folder / "hyp.ctm"
+
+
+@pytest.mark.parametrize("glm", [None, "en20030506"])
+def test_conversations_whose_names_differ_only_in_case_are_refused(tmp_path: Path, glm: str | None) -> None:
+    """The error names the file, the line of the second conversation and both names; no word is silently lost."""
+    stm, ctm = write_pair(tmp_path, STM, CTM)
+    with pytest.raises(StmCtmError, match=r"ref\.stm line 2: conversation 'SW1 A' and 'sw1 A' differ only in case"):
+        hubscr(stm, ctm, glm)
+    one_stm = STM.replace("SW1", "sw1")
+    stm, ctm = write_pair(tmp_path, one_stm, CTM.replace("sw1 A 3.10", "SW1 A 3.10"))
+    with pytest.raises(StmCtmError, match=r"hyp\.ctm line 3: conversation 'SW1 A' and 'sw1 A' differ only in case"):
+        hubscr(stm, ctm, glm)
+    stm, ctm = write_pair(tmp_path, one_stm, CTM.replace("sw1", "SW1"))  # one name each side, cased apart: one
+    assert [(c.sub, c.dele, c.ins) for c in hubscr(stm, ctm, glm)] == [(0, 1, 0), (1, 0, 0)]
+
+
+@needs_sctk
+def test_sclite_gives_words_of_case_folded_conversations_out_of_time_order(tmp_path: Path) -> None:
+    """Why they are refused: sctk hubscr folds the names, then gives every word to the segment at 3-5 s."""
+    stm, ctm = write_pair(tmp_path, STM, CTM)
+    assert run_hubscr(stm, ctm, glm_path("en20030506")) == {"spk1-000": (0, 0, 3, 0), "spk2-000": (2, 1, 0, 2)}
+    stm, ctm = write_pair(tmp_path, STM.replace("SW1", "sw1"), CTM.replace("sw1", "SW1"))
+    expected = run_hubscr(stm, ctm, glm_path("en20030506"))
+    got = {c.utt_id: (c.ref_len - c.sub - c.dele, c.sub, c.dele, c.ins) for c in hubscr(stm, ctm, "en20030506")}
+    assert got == expected

@@ -32,7 +32,16 @@ from lightscore.text.hubscr_languages import language as hubscr_language
 from lightscore.text.sclite_case import sclite_fold
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
 from lightscore.text.sclite_markup import count_encoded
-from lightscore.text.stm_ctm import Segment, assign_words, is_ignored, read_ctm, read_stm
+from lightscore.text.stm_ctm import (
+    CONVERSATION,
+    Segment,
+    assign_words,
+    check_ctm_names,
+    check_stm_names,
+    is_ignored,
+    read_ctm,
+    read_stm,
+)
 
 __all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
 
@@ -139,9 +148,12 @@ def _scored(
         found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
     case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
+    check_stm_names(segments, _folded_keys(set(map(CONVERSATION, segments)), fold), stm)
     segments = _fold_names(segments, fold, texts)
-    ids = {(fold(f), fold(c)): numbers for (f, c), numbers in found.ids.items()}
-    midpoints = {(fold(f), fold(c)): mids for (f, c), mids in found.midpoints.items()}
+    keys = _folded_keys(found.ids, fold)
+    check_ctm_names(keys, ctm, lang.encoding)
+    ids = {keys[key]: numbers for key, numbers in found.ids.items()}
+    midpoints = {keys[key]: mids for key, mids in found.midpoints.items()}
     return assign_words(segments, ids, midpoints), found.shapes, fold  # type: ignore[arg-type]
 
 
@@ -160,6 +172,17 @@ def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list
         new(Segment, (file, channel, speaker, s.begin, s.end, s.labels, text, s.line))
         for file, channel, speaker, s, text in zip(names[0::3], names[1::3], names[2::3], segments, texts)
     ]
+
+
+def _folded_keys(keys: Iterable[tuple[str, str]], fold: Callable[[str], str]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Each ``(file, channel)`` of ``keys`` and its folded form, folded in one call.
+
+    >>> _folded_keys([("F", "A"), ("g", "B")], str.lower)
+    {('F', 'A'): ('f', 'a'), ('g', 'B'): ('g', 'b')}
+    """
+    keys = list(keys)
+    names = _fold_all(list(chain.from_iterable(keys)), fold)
+    return dict(zip(keys, zip(names[0::2], names[1::2])))
 
 
 def _fold_all(texts: list[str], fold: Callable[[str], str]) -> list[str]:
