@@ -260,7 +260,8 @@ def _fragment_matches(
             ((inverse[len(ref_fragments) :, None] + side) * size + ref_rows).reshape(-1),
         ]
     )
-    if 2 * side * size > _MARKED_CODES:
+    sorting = 2 * side * size > _MARKED_CODES
+    if sorting:
         found, back = np.unique(codes, return_inverse=True)
     else:
         seen = np.zeros(2 * side * size, dtype=bool)
@@ -268,7 +269,7 @@ def _fragment_matches(
         found = np.flatnonzero(seen)
     pairs = [(int(fragments[c // size % side]), c % size, c // size < side) for c in found.tolist()]
     matches = [equal_words(words[f], words[w]) if first else equal_words(words[w], words[f]) for f, w, first in pairs]
-    if 2 * side * size > _MARKED_CODES:
+    if sorting:
         same = np.array(matches, dtype=bool)[back]
     else:
         seen[found] = matches

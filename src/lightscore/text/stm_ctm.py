@@ -19,7 +19,7 @@ channels, labels or alternations; this module keeps what sclite needs.)
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
@@ -28,12 +28,12 @@ import numpy as np
 from lightscore.text.spacing import single_spaced
 
 __all__ = [
+    "CONVERSATION",
     "IGNORE",
     "CtmItem",
     "Segment",
     "StmCtmError",
     "assign_words",
-    "CONVERSATION",
     "check_ctm_names",
     "check_stm_names",
     "hyp_text",
@@ -302,19 +302,26 @@ def check_stm_names(segments: list[Segment], folded: dict[Key, Key], stm: str | 
     Traceback (most recent call last):
     lightscore.text.stm_ctm.StmCtmError: ref.stm line 2: conversation 'SW1 A' and 'sw1 A' differ only in case; ...
     """
-    if len(set(folded.values())) < len(folded):
-        key, other = _case_clash(segments, folded)
-        line = next(segment.line for segment in segments if CONVERSATION(segment) == key)
-        raise StmCtmError(f"{os.fspath(stm)} line {line}: {_clash_message(key, other)}")
+    _refuse_clash(folded, segments, stm, lambda key: next(s.line for s in segments if CONVERSATION(s) == key))
 
 
 def check_ctm_names(folded: dict[Key, Key], ctm: str | os.PathLike, encoding: str) -> None:
     """`check_stm_names` for the conversations of a ctm file (``folded``: each name, folded, in file order)."""
-    if len(set(folded.values())) < len(folded):
-        key, other = _case_clash([key for key in folded], folded)
+
+    def first_line(key: Key) -> int:
         with open(ctm, encoding=encoding) as f:
-            line = next((number for number, text in enumerate(f, 1) if tuple(text.split()[:2]) == key), 0)
-        raise StmCtmError(f"{os.fspath(ctm)} line {line}: {_clash_message(key, other)}")
+            return next((number for number, text in enumerate(f, 1) if tuple(text.split()[:2]) == key), 0)
+
+    _refuse_clash(folded, folded, ctm, first_line)
+
+
+def _refuse_clash(
+    folded: dict[Key, Key], order: Iterable, path: str | os.PathLike, line_of: Callable[[Key], int]
+) -> None:
+    """Raise `StmCtmError` at ``path``'s line ``line_of(key)`` when two names in ``folded`` fold alike."""
+    if len(set(folded.values())) < len(folded):
+        key, other = _case_clash(order, folded)
+        raise StmCtmError(f"{os.fspath(path)} line {line_of(key)}: {_clash_message(key, other)}")
 
 
 def _case_clash(order: Iterable, folded: dict[Key, Key]) -> tuple[Key, Key]:
