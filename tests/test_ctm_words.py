@@ -22,7 +22,7 @@ from lightscore.text.ctm_words import (
 )
 from lightscore.text.glm import GLMS, glm_path, read_glm
 from lightscore.text.hubscr import filter_ctm_lines
-from lightscore.text.stm_ctm import Segment, assign_words, read_ctm
+from lightscore.text.stm_ctm import Segment, assign_words, read_ctm, sort_ctm_lines
 
 
 def ctm_lines(rng: random.Random, count: int) -> list[str]:
@@ -51,9 +51,10 @@ def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_pa
 
 
 def printed_route(path: Path, glm) -> tuple[dict, dict]:
-    """csrfilt's printed ctm lines read back by `read_ctm`: each conversation's words and midpoints."""
+    """hubscr's route: the ctm sorted (`sort_ctm_lines`), csrfilt's printed lines read back by `read_ctm` in that
+    order: each conversation's words and midpoints."""
     with open(path, encoding="utf-8") as f:
-        printed = read_ctm(path, list(filter_ctm_lines(f, glm)))
+        printed = read_ctm(path, list(filter_ctm_lines(sort_ctm_lines(f), glm)), in_order=True)
     return (
         {key: [words_of(item) for item in items] for key, items in printed.items()},
         {key: [item.midpoint for item in items] for key, items in printed.items()},

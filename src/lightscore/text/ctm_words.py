@@ -6,9 +6,10 @@ back (`lightscore.text.hubscr.filter_ctm_lines`, then
 its midpoint (`lightscore.text.stm_ctm.assign_words`), so `filtered_words`
 goes there directly: each distinct word is filtered once into its *shape* (its
 alternatives, each a tuple of words), and a line's times are worked out only as
-far as its item's earliest begin (the order) and latest midpoint. A word csrfilt
-splits gets equal parts of its time, rounded as its ``%.3f`` prints them
-(``round(x, 3)`` is the same correctly rounded number).
+far as its items' latest midpoints. A word csrfilt splits gets equal parts of its
+time, rounded as its ``%.3f`` prints them (``round(x, 3)`` is the same correctly
+rounded number). Items are in the order of their lines' begins as written, file
+order among equals: hubscr sorts the ctm so before csrfilt splits any word.
 """
 
 from __future__ import annotations
@@ -200,14 +201,15 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> C
     table = _WordTable(entries)
     word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(words))
     line, sub = _expanded(table.items[word])
-    start, midpoint = split_times(begin[line], duration[line], np.maximum(table.items[word][line], 1), sub)
+    _, midpoint = split_times(begin[line], duration[line], np.maximum(table.items[word][line], 1), sub)
     alternated = table.alternated[word[line]]
     if alternated.any():
-        start[alternated], midpoint[alternated] = _alternation_times(table, word, line[alternated], begin, duration)
+        midpoint[alternated] = _alternation_times(table, word, line[alternated], begin, duration)[1]
     conversation = line_key[line]
-    word = word[line]
-    if not _in_order(conversation, start):  # a ctm is written in time order, mostly: then there is nothing to sort
-        order = np.lexsort((sub, line, start, conversation))
+    word, at = word[line], begin[line]
+    # hubscr sorts the ctm's lines by begin (stably) before csrfilt: a split word's parts stay together
+    if not _in_order(conversation, at):  # a ctm is written in time order, mostly: then there is nothing to sort
+        order = np.lexsort((sub, line, at, conversation))
         word, sub, conversation, midpoint = word[order], sub[order], conversation[order], midpoint[order]
     ids = (table.first[word] + sub).tolist()
     bounds = np.searchsorted(conversation, np.arange(len(keys) + 1)).tolist()
@@ -218,10 +220,10 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> C
     )
 
 
-def _in_order(conversation: np.ndarray, start: np.ndarray) -> bool:
-    """Whether items in file order are already by conversation, then start (their lines and places follow)."""
+def _in_order(conversation: np.ndarray, begin: np.ndarray) -> bool:
+    """Whether items in file order are already by conversation, then their line's begin (lines and places follow)."""
     same = conversation[1:] == conversation[:-1]
-    return bool(((conversation[1:] > conversation[:-1]) | (same & (start[1:] >= start[:-1]))).all())
+    return bool(((conversation[1:] > conversation[:-1]) | (same & (begin[1:] >= begin[:-1]))).all())
 
 
 class _WordTable:
@@ -281,22 +283,22 @@ def _line_by_line(rows: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, di
         if fields[0] != file or fields[1] != channel:  # a ctm keeps a conversation's lines together
             file, channel = fields[0], fields[1]
             items = found.setdefault((file, channel), [])
+        # Each item keeps its line's begin as written: hubscr sorts the lines by it before csrfilt.
         if filtered.kind == 0:  # printed untouched: the times as written
             items.append((begin, begin + duration / 2, filtered.items[0]))
         else:  # retimed, printed "%.3f"
             at, length = round(begin, 3), round(duration, 3)  # length: of a word that stays one
             if filtered.kind == 2:
-                items.append((*_span(at, length, begin, duration, filtered.lengths), filtered.items[0]))
+                items.append((begin, _span(at, length, begin, duration, filtered.lengths)[1], filtered.items[0]))
             elif len(filtered.items) == 1:
-                items.append((at, at + length / 2, filtered.items[0]))
+                items.append((begin, at + length / 2, filtered.items[0]))
             else:
                 step = duration / len(filtered.items) if filtered.items else duration
                 length = round(step, 3)
                 for i, shape in enumerate(filtered.items):
-                    at = round(begin + step * i, 3)
-                    items.append((at, at + length / 2, shape))
+                    items.append((begin, round(begin + step * i, 3) + length / 2, shape))
     for items in found.values():
-        items.sort(key=_by_start)
+        items.sort(key=_by_begin)  # stable: a line's parts, and lines of one begin, stay in file order
     return {key: [e[2] for e in items] for key, items in found.items()}, {
         key: [e[1] for e in items] for key, items in found.items()
     }
@@ -322,7 +324,7 @@ def _span(at: float, length: float, begin: float, duration: float, lengths: tupl
     return (at, max(latest)) if latest else (0.0, 0.0)
 
 
-def _by_start(entry: tuple[float, float, Shape]) -> float:
+def _by_begin(entry: tuple[float, float, Shape]) -> float:
     return entry[0]
 
 

@@ -41,6 +41,7 @@ from lightscore.text.stm_ctm import (
     is_ignored,
     read_ctm,
     read_stm,
+    sort_ctm_lines,
 )
 
 __all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
@@ -140,8 +141,10 @@ def _scored(
         found = filtered_items(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
     if found is None:
         if rules is not None:
+            read_ctm(ctm, encoding=lang.encoding)  # the file's own mistakes, named at its own lines
             with open(ctm, encoding=lang.encoding) as f:
-                items = read_ctm(ctm, list(filter_ctm_lines(f, rules, True, lang.upcase, lang.latin1)))
+                filtered = filter_ctm_lines(sort_ctm_lines(f), rules, True, lang.upcase, lang.latin1)
+                items = read_ctm(ctm, list(filtered), in_order=True)
         else:
             items = read_ctm(ctm, encoding=lang.encoding)
         table, ids = numbered({key: [words_of(item) for item in its] for key, its in items.items()})

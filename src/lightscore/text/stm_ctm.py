@@ -19,6 +19,7 @@ channels, labels or alternations; this module keeps what sclite needs.)
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
@@ -40,6 +41,7 @@ __all__ = [
     "is_ignored",
     "read_ctm",
     "read_stm",
+    "sort_ctm_lines",
 ]
 
 IGNORE = "IGNORE_TIME_SEGMENT_IN_SCORING"
@@ -147,10 +149,10 @@ def _stm_rows(text: str) -> list[tuple[int, list[str]]]:
 
 
 def read_ctm(
-    path: str | os.PathLike, lines: Iterable[str] | None = None, encoding: str = "utf-8"
+    path: str | os.PathLike, lines: Iterable[str] | None = None, encoding: str = "utf-8", in_order: bool = False
 ) -> dict[tuple[str, str], list[CtmItem]]:
     """The items of a ctm file (read as ``encoding``, or of its ``lines``, e.g. filtered) per ``(file, channel)``,
-    by time.
+    by time (``in_order``: as given, for lines sorted already, e.g. by `sort_ctm_lines`).
 
     Alternations stay whole.
 
@@ -188,9 +190,42 @@ def read_ctm(
                 items.setdefault(key, []).append(CtmItem(((timed,),), number))
     if open_block is not None:
         raise StmCtmError(f"{where} line {start}: <ALT_BEGIN> is never closed by <ALT_END>")
-    for key in items:
+    for key in items if not in_order else ():
         items[key].sort(key=lambda item: min((w[0] for alt in item.alternatives for w in alt), default=0.0))
     return items
+
+
+def sort_ctm_lines(lines: Iterable[str]) -> list[str]:
+    """hubscr's ``sortCTM``, which it runs on a ctm before csrfilt: by file, channel, then begin, stably.
+
+    Comments and blank lines go; names are compared as strings, begins as Perl's numbers (``*``,
+    an alternation mark's time, is 0: an alternation in the input falls apart, as in hubscr).
+
+    >>> sort_ctm_lines(["f B 2 1 x", ";; c", "f A 1.50 1 y", "f A 1.5 1 z", "f A * * <ALT>", "e A 3 1 w"])
+    ['e A 3 1 w', 'f A * * <ALT>', 'f A 1.50 1 y', 'f A 1.5 1 z', 'f B 2 1 x']
+    """
+    conversations: dict[str, dict[str, list[tuple[float, str]]]] = {}
+    for line in lines:
+        line = line.lstrip(" \t\n\r\f\v")
+        fields = line.split()
+        if fields and not line.startswith(";;"):
+            channels = conversations.setdefault(fields[0], {})
+            channels.setdefault(fields[1] if len(fields) > 1 else "", []).append((_perl_number(fields[2:3]), line))
+    return [
+        line.rstrip("\n")
+        for file in sorted(conversations)
+        for channel in sorted(conversations[file])
+        for _, line in sorted(conversations[file][channel], key=itemgetter(0))
+    ]
+
+
+_PERL_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+
+
+def _perl_number(field: list[str]) -> float:
+    """What Perl's ``<=>`` makes of a field (the first of ``field``; none: 0): its leading number, else 0."""
+    found = _PERL_NUMBER.match(field[0]) if field else None
+    return float(found.group()) if found else 0.0
 
 
 def hyp_text(items: Iterable[CtmItem]) -> str:
@@ -254,17 +289,19 @@ def assign_words(
 
 def _stops(mids: np.ndarray, ends: list[float]) -> list[int]:
     """Where each segment's items end, segments in time order: sclite takes the items after the segment before's
-    while their midpoint is before the segment's end.
+    while their midpoint is before the segment's end, the end rounded to a 32-bit float as sclite reads it.
 
     >>> _stops(np.array([1.0, 2.0, 3.0]), [2.5, 1.5, 9.0]), _stops(np.array([3.0, 1.0, 2.0]), [2.5, 9.0])
     ([2, 2, 3], [0, 3])
     """
-    found = np.asarray(ends, dtype=np.float64)
+    # sclite reads an stm time as a C float (its TEXT_atof) and a ctm time as a double: 3.39 ends after a
+    # word at 3.39, 1.3 before one at 1.3 (checked against sctk).
+    found = np.asarray(ends, dtype=np.float32).astype(np.float64)
     if (mids[1:] >= mids[:-1]).all() and not np.isnan(found).any():
         # Midpoints in order: a bisection of each end, never back before the segment before's stop.
         return np.maximum.accumulate(np.searchsorted(mids, found, "left")).tolist()
     stops, stop, values = [], 0, mids.tolist()
-    for end in ends:
+    for end in found.tolist():
         while stop < len(values) and values[stop] < end:
             stop += 1
         stops.append(stop)
