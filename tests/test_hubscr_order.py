@@ -110,10 +110,10 @@ def test_a_ctm_mistake_is_named_at_its_own_line_before_csrfilt(tmp_path: Path) -
 PLAIN_RULE_WORDS = random.Random(1).sample(RULE_WORDS, 60)
 
 
-def hostile(seed: int) -> tuple[list[str], list[str]]:
+def hostile(seed: int, extra: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
     """Conversations with equal begins, words on segment ends, tiny segments, unsorted and stray words."""
     rng = random.Random(seed)
-    vocabulary = [*rng.sample(PLAIN_RULE_WORDS, 40), "uh-huh", "wor-", "(uh)", "yes", "okay", "THE", "i'm"]
+    vocabulary = [*rng.sample(PLAIN_RULE_WORDS, 40), "uh-huh", "wor-", "(uh)", "yes", "okay", "THE", "i'm", *extra]
     stm, ctm = [], []
     for file in ("fa", "fb")[: rng.randint(1, 2)]:
         for channel in ("A", "B")[: rng.randint(1, 2)]:
@@ -144,3 +144,12 @@ def hostile(seed: int) -> tuple[list[str], list[str]]:
 def test_hostile_conversations_equal_sctk_hubscr_per_segment(seed: int, tmp_path: Path) -> None:
     stm_path, ctm_path = write(tmp_path, *hostile(seed))
     assert scored(stm_path, ctm_path, "en20030506") == run_hubscr(stm_path, ctm_path, glm_path("en20030506"))
+
+
+@needs_sctk
+@pytest.mark.parametrize("seed", range(6))
+def test_tokens_hubscrs_validator_refuses_are_scored_as_hubscr_minus_v(seed: int, tmp_path: Path) -> None:
+    """``[laughter]``, ``o.k.``, ``x--y``: hubscr stops at its validator unless ``-V``; lightscore scores
+    them, equal to ``hubscr -V``."""
+    stm_path, ctm_path = write(tmp_path, *hostile(seed, ("[laughter]", "[noise]", "o.k.", "x--y", "a.", "(wor-)")))
+    assert scored(stm_path, ctm_path, "en20030506") == run_hubscr(stm_path, ctm_path, glm_path("en20030506"), "-V")
