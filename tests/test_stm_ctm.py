@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,30 @@ def test_sclite_gives_words_of_case_folded_conversations_out_of_time_order(tmp_p
     expected = run_hubscr(stm, ctm, glm_path("en20030506"))
     got = {c.utt_id: (c.ref_len - c.sub - c.dele, c.sub, c.dele, c.ins) for c in hubscr(stm, ctm, "en20030506")}
     assert got == expected
+
+
+ONE_STM = "fa A s1 0.00 2.00 yes no\nfb A s2 0.00 2.00 the cat\n"
+
+
+@pytest.mark.parametrize("glm", [None, "en20030506"])
+@pytest.mark.parametrize("stranger", ["fc A 0.1 0.1 zzz", "fa B 0.1 0.1 zzz", "faa A 0.1 0.1 zzz"])
+def test_a_ctm_conversation_without_reference_is_refused(tmp_path: Path, glm: str | None, stranger: str) -> None:
+    """Its words would be lost: the error names the ctm, the conversation's line and name, and the stm."""
+    ctm_text = f"fa A 0.5 0.2 yes\nfa A 1.0 0.2 no\n{stranger}\nfb A 0.5 0.2 the\n"
+    stm, ctm = write_pair(tmp_path, ONE_STM, ctm_text)
+    name = " ".join(stranger.split()[:2])
+    message = rf"hyp\.ctm line 3: conversation '{name}' has hypothesis words but .*ref\.stm has no segment"
+    with pytest.raises(StmCtmError, match=message):
+        hubscr(stm, ctm, glm)
+    cased = "fa A 0.5 0.2 yes\nfa A 1.0 0.2 no\nFB A 0.5 0.2 the\nFB A 0.9 0.2 cat\n"  # one name, cased apart: known
+    stm, ctm = write_pair(tmp_path, ONE_STM, cased)
+    assert [(c.sub, c.dele, c.ins) for c in hubscr(stm, ctm, glm)] == [(0, 0, 0), (0, 0, 0)]
+
+
+@needs_sctk
+@pytest.mark.parametrize("stranger", ["fc A 0.1 0.1 zzz", "fa B 0.1 0.1 zzz"])
+def test_sclite_stops_at_a_ctm_conversation_without_reference(tmp_path: Path, stranger: str) -> None:
+    stm, ctm = write_pair(tmp_path, ONE_STM, f"fa A 0.5 0.2 yes\nfa A 1.0 0.2 no\n{stranger}\nfb A 0.5 0.2 the\n")
+    command = ["sctk", "sclite", "-r", stm.name, "stm", "-h", ctm.name, "ctm", "-o", "sum", "stdout"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0 and "Hyp file has more data than ref file" in done.stdout + done.stderr

@@ -36,13 +36,12 @@ from lightscore.text.stm_ctm import (
     CONVERSATION,
     Segment,
     assign_words,
-    check_ctm_names,
-    check_stm_names,
     is_ignored,
     read_ctm,
     read_stm,
     sort_ctm_lines,
 )
+from lightscore.text.stm_ctm_names import check_ctm_conversations, check_ctm_names, check_stm_names
 
 __all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
 
@@ -151,10 +150,12 @@ def _scored(
         found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
     case = case or lang.case
     fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
-    check_stm_names(segments, _folded_keys(set(map(CONVERSATION, segments)), fold), stm)
+    references = _folded_keys(set(map(CONVERSATION, segments)), fold)
+    check_stm_names(segments, references, stm)
     segments = _fold_names(segments, fold, texts)
     keys = _folded_keys(found.ids, fold)
     check_ctm_names(keys, ctm, lang.encoding)
+    check_ctm_conversations(keys, references.values(), ctm, stm, lang.encoding)
     ids = {keys[key]: numbers for key, numbers in found.ids.items()}
     midpoints = {keys[key]: mids for key, mids in found.midpoints.items()}
     return assign_words(segments, ids, midpoints), found.shapes, fold  # type: ignore[arg-type]

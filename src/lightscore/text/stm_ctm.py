@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
@@ -35,8 +35,6 @@ __all__ = [
     "Segment",
     "StmCtmError",
     "assign_words",
-    "check_ctm_names",
-    "check_stm_names",
     "hyp_text",
     "is_ignored",
     "read_ctm",
@@ -326,62 +324,3 @@ def is_ignored(text: str) -> bool:
 
 Key = tuple[str, str]  # a conversation's (file, channel)
 CONVERSATION = itemgetter(0, 1)  # a Segment's `Key`
-
-
-def check_stm_names(segments: list[Segment], folded: dict[Key, Key], stm: str | os.PathLike) -> None:
-    """Refuse two conversations of ``segments`` whose names fold alike (``folded``: each name, folded).
-
-    Raises:
-        StmCtmError: naming the first line of the second conversation (`_case_clash`).
-
-    >>> a, b = Segment("sw1", "A", "s", 0, 1, "", "x", 1), Segment("SW1", "A", "s", 2, 3, "", "y", 2)
-    >>> check_stm_names([a, b], {("sw1", "A"): ("sw1", "a"), ("SW1", "A"): ("sw1", "a")}, "ref.stm")
-    Traceback (most recent call last):
-    lightscore.text.stm_ctm.StmCtmError: ref.stm line 2: conversation 'SW1 A' and 'sw1 A' differ only in case; ...
-    """
-    _refuse_clash(folded, segments, stm, lambda key: next(s.line for s in segments if CONVERSATION(s) == key))
-
-
-def check_ctm_names(folded: dict[Key, Key], ctm: str | os.PathLike, encoding: str) -> None:
-    """`check_stm_names` for the conversations of a ctm file (``folded``: each name, folded, in file order)."""
-
-    def first_line(key: Key) -> int:
-        with open(ctm, encoding=encoding) as f:
-            return next((number for number, text in enumerate(f, 1) if tuple(text.split()[:2]) == key), 0)
-
-    _refuse_clash(folded, folded, ctm, first_line)
-
-
-def _refuse_clash(
-    folded: dict[Key, Key], order: Iterable, path: str | os.PathLike, line_of: Callable[[Key], int]
-) -> None:
-    """Raise `StmCtmError` at ``path``'s line ``line_of(key)`` when two names in ``folded`` fold alike."""
-    if len(set(folded.values())) < len(folded):
-        key, other = _case_clash(order, folded)
-        raise StmCtmError(f"{os.fspath(path)} line {line_of(key)}: {_clash_message(key, other)}")
-
-
-def _case_clash(order: Iterable, folded: dict[Key, Key]) -> tuple[Key, Key]:
-    """The first conversation in ``order`` whose folded name an earlier one has, and that earlier one.
-
-    sclite merges such conversations and then gives their words to segments in its sort order, not by
-    time (checked against ``sctk hubscr``): no number equal to its own comes out, so they are refused.
-
-    >>> _case_clash([("sw1", "A"), ("sw2", "A"), ("SW1", "A")], {k: (k[0].lower(), k[1]) for k in [("sw1", "A"),
-    ...     ("sw2", "A"), ("SW1", "A")]})
-    (('SW1', 'A'), ('sw1', 'A'))
-    """
-    first: dict[Key, Key] = {}
-    for item in order:
-        key = CONVERSATION(item)
-        other = first.setdefault(folded[key], key)
-        if other != key:
-            return key, other
-    raise ValueError("no two names fold alike")
-
-
-def _clash_message(key: Key, other: Key) -> str:
-    return (
-        f"conversation {' '.join(key)!r} and {' '.join(other)!r} differ only in case; sclite folds them into one and "
-        "gives its words to segments in its sort order, not by time: rename one"
-    )
