@@ -10,11 +10,12 @@ each) is scored
 whole-process: ``sctk hubscr -V -l english -h hub5`` (csrfilt on both sides,
 then ``sclite -F -D``; ``-V`` because hubscr's transcript validators refuse some
 of the GLM's own outputs), a fresh interpreter calling ``hubscr``, and the
-command ``lightscore score ref.stm hyp.ctm --glm``. The totals (every segment's
+command ``lightscore score ref.stm hyp.ctm --glm``, and ``hubscr``'s first call in an interpreter
+that has already imported lightscore (as a training run or ``measure()`` calls it). The totals (every segment's
 C, S, D, I from sclite's ``.pra``, summed) must be identical; a mismatch exits
 with status 1. Target: 10x faster. lightscore's modules are compiled to bytecode
 first, as an installed package's are.
-The three are timed in turn, ``--repeats`` times, and compared by their medians; the
+The four are timed in turn, ``--repeats`` times, and compared by their medians; the
 load average is printed before and after (the ratio means little on a busy machine).
 """
 
@@ -125,6 +126,21 @@ def run_lightscore(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, in
     return seconds, (c, s, d, i)
 
 
+def run_in_process(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
+    """``hubscr``'s first call in an interpreter that has imported lightscore (a Lightning run, a notebook,
+    ``measure()``): the call alone is timed, the GLM read and every cold cache included."""
+    code = (
+        "import time; from lightscore.text.hubscr import hubscr\n"
+        f"start = time.perf_counter(); found = hubscr({str(stm)!r}, {str(ctm)!r}, {GLM!r})\n"
+        "print(time.perf_counter() - start, sum(c.ref_len - c.sub - c.dele for c in found), "
+        "sum(c.sub for c in found), sum(c.dele for c in found), sum(c.ins for c in found))\n"
+    )
+    done = subprocess.run([python(), "-c", code], check=True, capture_output=True, text=True)
+    seconds, *counts = done.stdout.split()
+    c, s, d, i = map(int, counts)
+    return float(seconds), (c, s, d, i)
+
+
 def run_command(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
     """``lightscore score ref.stm hyp.ctm --glm``, the command a user runs; totals read from its Kaldi line."""
     command = [python(), str(Path(python()).with_name("lightscore")), "score", str(stm), str(ctm), "--glm", GLM]
@@ -153,12 +169,12 @@ def main() -> int:
 
 
 def compare(segments: int, repeats: int, everyday: float) -> int:
-    """One corpus scored by the three, side by side: 0 when their totals are identical, else 1."""
+    """One corpus scored by the four, side by side: 0 when their totals are identical, else 1."""
     words = f", {everyday:.0%} everyday words" if everyday else ", every word a GLM word"
     header(f"stm/ctm/GLM scoring against sctk hubscr ({segments:,} segments{words}, GLM {GLM})")
     with tempfile.TemporaryDirectory() as tmp:
         stm, ctm = corpus(segments, Path(tmp), everyday=everyday)
-        ours, theirs, commands = [], [], []
+        ours, theirs, commands, inside = [], [], [], []
         for _ in range(repeats):
             seconds, expected = run_sctk(stm, ctm)
             theirs.append(seconds)
@@ -166,15 +182,19 @@ def compare(segments: int, repeats: int, everyday: float) -> int:
             ours.append(seconds)
             seconds, printed = run_command(stm, ctm)
             commands.append(seconds)
+            seconds, called = run_in_process(stm, ctm)
+            inside.append(seconds)
     rows = [Row("sctk hubscr (csrfilt x2 + sclite -F -D)", segments, theirs, unit="segments")]
     rows.append(Row("lightscore text.hubscr.hubscr (fresh interpreter)", segments, ours, unit="segments"))
     rows.append(Row(f"lightscore score ref.stm hyp.ctm --glm {GLM}", segments, commands, unit="segments"))
+    rows.append(Row("hubscr() called in a running interpreter (imports done)", segments, inside, unit="segments"))
     print(table(rows, baseline=rows[0].method))
-    same = got == expected == printed
-    print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}, the command {printed}: "
+    same = got == expected == printed == called
+    print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}, the command {printed}, in process {called}: "
           f"{'identical' if same else 'DIFFER'}")  # fmt: skip
     print(verdict("speed-up over sctk hubscr", rows[0].median / rows[1].median, 10, higher_is_better=True))
     print(verdict("the command's speed-up", rows[0].median / rows[2].median, 10, higher_is_better=True))
+    print(verdict("in a running interpreter", rows[0].median / rows[3].median, 10, higher_is_better=True))
     print(f"- load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print()
     return 0 if same else 1
