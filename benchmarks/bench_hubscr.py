@@ -1,6 +1,6 @@
 """lightscore's stm/ctm/GLM scoring (`lightscore.text.hubscr.hubscr`) against ``sctk hubscr`` on the same triple.
 
-    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 3] [--everyday 0 0.9]
+    python benchmarks/bench_hubscr.py [--segments 4000] [--repeats 3] [--everyday 0 0.9] [--sweep 11]
 
 A generated conversation corpus (several files, two channels, ignored regions,
 words NIST's GLM rewrites and words it turns into alternations; with
@@ -11,8 +11,11 @@ whole-process: ``sctk hubscr -V -l english -h hub5`` (csrfilt on both sides,
 then ``sclite -F -D``; ``-V`` because hubscr's transcript validators refuse some
 of the GLM's own outputs), a fresh interpreter calling ``hubscr``, and the
 command ``lightscore score ref.stm hyp.ctm --glm``, and ``hubscr``'s first call in an interpreter
-that has already imported lightscore (as a training run or ``measure()`` calls it). The totals (every segment's
-C, S, D, I from sclite's ``.pra``, summed) must be identical; a mismatch exits
+that has already imported lightscore (as a training run or ``measure()`` calls it); then Kaldi's
+sweep, ``--sweep K`` decodings of the same audio (the ctm with 0%, 1%, ... of its words
+dropped, as LM weights trade deletions for insertions): ``sctk hubscr`` once per ctm, in
+turn, against one ``lightscore score ref.stm hyp00.ctm ... --glm``. The totals (every segment's
+C, S, D, I from sclite's ``.pra``, summed) must be identical (in the sweep, per ctm); a mismatch exits
 with status 1. Target: 10x faster. lightscore's modules are compiled to bytecode
 first, as an installed package's are.
 The four are timed in turn, ``--repeats`` times, and compared by their medians; the
@@ -159,17 +162,18 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     everyday = "shares of words no GLM rule touches, one corpus each (default 0: every word a GLM word)"
     parser.add_argument("--everyday", type=float, nargs="+", default=[0.0], help=everyday)
+    parser.add_argument("--sweep", type=int, default=11, help="ctm decodings in the sweep (0: no sweep)")
     args = parser.parse_args()
     if shutil.which("sctk") is None:
         header(f"stm/ctm/GLM scoring against sctk hubscr ({args.segments:,} segments, GLM {GLM})")
         print("sctk is not on PATH: nothing to compare\n")
         return 0
     compile_bytecode()
-    return max(compare(args.segments, args.repeats, share) for share in args.everyday)
+    return max(compare(args.segments, args.repeats, share, args.sweep) for share in args.everyday)
 
 
-def compare(segments: int, repeats: int, everyday: float) -> int:
-    """One corpus scored by the four, side by side: 0 when their totals are identical, else 1."""
+def compare(segments: int, repeats: int, everyday: float, sweep: int = 0) -> int:
+    """One corpus scored by the four, side by side, then its sweep: 0 when their totals are identical, else 1."""
     words = f", {everyday:.0%} everyday words" if everyday else ", every word a GLM word"
     header(f"stm/ctm/GLM scoring against sctk hubscr ({segments:,} segments{words}, GLM {GLM})")
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,6 +199,61 @@ def compare(segments: int, repeats: int, everyday: float) -> int:
     print(verdict("speed-up over sctk hubscr", rows[0].median / rows[1].median, 10, higher_is_better=True))
     print(verdict("the command's speed-up", rows[0].median / rows[2].median, 10, higher_is_better=True))
     print(verdict("in a running interpreter", rows[0].median / rows[3].median, 10, higher_is_better=True))
+    print(f"- load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print()
+    return max(0 if same else 1, compare_sweep(segments, repeats, everyday, sweep) if sweep else 0)
+
+
+def decodings(ctm: Path, count: int) -> list[Path]:
+    """``count`` decodings of the audio ``ctm`` decodes: the k-th drops each word with probability k%."""
+    lines = ctm.read_text(encoding="utf-8").splitlines()
+    paths = []
+    for k in range(count):
+        rng = random.Random(k)
+        paths.append(ctm.with_name(f"hyp{k:02d}.ctm"))
+        paths[-1].write_text("\n".join(line for line in lines if rng.random() >= 0.01 * k) + "\n", encoding="utf-8")
+    return paths
+
+
+def run_sweep(stm: Path, ctms: list[Path]) -> tuple[float, list[tuple[int, int, int, int]]]:
+    """One ``lightscore score ref.stm hyp00.ctm ... --glm``: its time and each ctm's totals, from its blocks."""
+    command = [python(), str(Path(python()).with_name("lightscore")), "score", str(stm), *map(str, ctms), "--glm", GLM]
+    start = time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    totals = []
+    for found in re.finditer(
+        r"^hyp: .*\n%WER \S+ \[ \d+ / (\d+), (\d+) ins, (\d+) del, (\d+) sub \]", done.stdout, re.M
+    ):
+        words, i, d, s = map(int, found.groups())
+        totals.append((words - s - d, s, d, i))
+    return seconds, totals
+
+
+def compare_sweep(segments: int, repeats: int, everyday: float, count: int) -> int:
+    """Kaldi's sweep of ``count`` decodings: sctk hubscr once per ctm against one command; 0 when identical."""
+    words = f", {everyday:.0%} everyday words" if everyday else ", every word a GLM word"
+    header(f"a sweep of {count} decodings against sctk hubscr per decoding ({segments:,} segments{words})")
+    with tempfile.TemporaryDirectory() as tmp:
+        stm, ctm = corpus(segments, Path(tmp), everyday=everyday)
+        ctms = decodings(ctm, count)
+        theirs, ours = [], []
+        for _ in range(repeats):
+            runs = [run_sctk(stm, path) for path in ctms]
+            theirs.append(sum(seconds for seconds, _ in runs))
+            seconds, got = run_sweep(stm, ctms)
+            ours.append(seconds)
+    expected = [totals for _, totals in runs]
+    rows = [Row(f"sctk hubscr, once per ctm ({count} runs in turn)", segments * count, theirs, unit="segments")]
+    rows.append(
+        Row(f"lightscore score ref.stm + {count} ctm files --glm {GLM}", segments * count, ours, unit="segments")
+    )
+    print(table(rows, baseline=rows[0].method))
+    same = got == expected
+    print(f"\nper-ctm totals (C, S, D, I), first and last: sctk {expected[0]} ... {expected[-1]}, "
+          f"lightscore {got[0] if got else None} ... {got[-1] if got else None}: "
+          f"{'identical for every ctm' if same else 'DIFFER'}")  # fmt: skip
+    print(verdict(f"a sweep of {count} decodings", rows[0].median / rows[1].median, 10, higher_is_better=True))
     print(f"- load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print()
     return 0 if same else 1

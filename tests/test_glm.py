@@ -15,10 +15,11 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
+from lightscore.text.ctm_networks import all_indices, hyp_network
 from lightscore.text.ctm_words import numbered, shape_text
 from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
 from lightscore.text.glm_cursor import _NOTHING, _Rules
-from lightscore.text.hubscr import _all_indices, _hyp_network, hubscr, hubscr_rows
+from lightscore.text.hubscr import hubscr, hubscr_rows
 from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, network
 from lightscore.text.sclite_network import MarkupError
 from lightscore.text.stm_ctm import IGNORE
@@ -384,7 +385,7 @@ def test_hypothesis_networks_from_ctm_items_equal_their_text(items) -> None:
     shapes, ids = numbered({("f", "A"): items})
 
     def built() -> Encoded:
-        return _hyp_network(ids[("f", "A")], shapes, _all_indices(shapes, fold, vocabulary), fold, vocabulary)
+        return hyp_network(ids[("f", "A")], shapes, all_indices(shapes, fold, vocabulary), fold, vocabulary)
 
     try:
         want = network(encode(fold(shape_text(items)), vocabulary), vocabulary)

@@ -1,14 +1,15 @@
-"""The command line's input checks and its one JSON writer, shared by every command."""
+"""What every command shares: the input checks, the options that build a metric, and the one JSON writer."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["check_input", "check_inputs", "write_json"]
+__all__ = ["METRIC_OPTIONS", "check_input", "check_inputs", "metric_options", "write_json"]
 
 
 def check_input(label: str, path: str) -> bool:
@@ -71,3 +72,25 @@ def write_json(path: str | None, summary: Mapping[str, Any]) -> None:
         json.dump(summary, f, indent=2, allow_nan=False)
         f.write("\n")
     print(f"json: {path}")
+
+
+def metric_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of `lightscore.offline.compare.metric_by_name` the scoring options give (score, compare, report).
+
+    Raises:
+        ValueError: ``--bpemodel`` without ``--metric ter`` or the other way round; too few replicates for ``--ci``.
+    """
+    if args.metric == "ter" and args.bpemodel is None:
+        raise ValueError("--metric ter needs --bpemodel M, the SentencePiece model whose pieces it counts")
+    if args.metric != "ter" and args.bpemodel is not None:
+        raise ValueError(f"--bpemodel is used only by --metric ter, not {args.metric}")
+    if args.ci is not None:  # before scoring, not when the interval is computed
+        from lightscore.analysis.bootstrap import check_replicates
+
+        check_replicates(args.bootstrap, args.ci)
+    return {name: getattr(args, name) for name in METRIC_OPTIONS}
+
+
+# The options of _scoring_options that build the metric (lightscore.offline.compare.metric_by_name's keywords).
+METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substitutions", "fillers", "ci",
+                   "bootstrap", "seed", "block_bootstrap", "utt2spk")  # fmt: skip

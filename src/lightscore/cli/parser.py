@@ -13,7 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lightscore.cli.commands import run_compare, run_measure, run_report, run_score
+from lightscore.cli.commands import run_compare, run_measure, run_report
+from lightscore.cli.score import run_score
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
 from lightscore.text.hubscr_languages import LANGUAGES
@@ -27,7 +28,10 @@ The config keys (inference_dir, dataset.test, metrics, dataset_artifacts) are in
 
 SCORE_HELP = """\
 Score two SCP files (utt_id text per line, same ids in the same order) and print
-the Kaldi-style summary line, the rate, the settings line and the utterance error rate."""
+the Kaldi-style summary line, the rate, the settings line and the utterance error rate.
+Several HYP files (one decoding per LM weight, as Kaldi's recipes sweep them) are each
+scored against REF in turn, under "hyp: FILE", and the lowest rate is printed last as
+"best: ... FILE"; an stm reference is read and GLM-filtered once for all of them."""
 
 COMPARE_HELP = """\
 Is HYP_B better than HYP_A? Score both against REF and run the paired bootstrap, MAPSSWE,
@@ -72,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     measure.set_defaults(run=run_measure)
 
     score = command("score", [_scoring_options()], help="score a REF and a HYP SCP file", description=SCORE_HELP)
-    score.add_argument("hyp", metavar="HYP", help="hypothesis SCP file")
+    several = "hypothesis SCP file; several: each scored against REF in turn (an LM-weight sweep), then the best"
+    score.add_argument("hyp", metavar="HYP", nargs="+", help=several)
     alignment = "also write DIR/<metric>_alignment (summary + sclite-style blocks)"
     score.add_argument("--alignment", metavar="DIR", help=alignment)
     report = "write the alignment, speaker, top-error and worst-utterance files into DIR and print the tables"

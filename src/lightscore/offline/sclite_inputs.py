@@ -30,10 +30,13 @@ __all__ = [
     "FORMAT_OPTIONS",
     "SCLITE_FORMATS",
     "SCliteInputs",
+    "add_segments",
     "counts_directly",
     "input_format",
     "score_segments",
     "sclite_scps",
+    "segments_reference",
+    "stm_note",
 ]
 
 FORMAT_OPTIONS: dict[str, dict[str, Any]] = {
@@ -144,7 +147,7 @@ def sclite_scps(
     scp_ref = write_scp(out / "ref.scp", ((s.utt_id, s.ref) for s in segments))
     scp_hyp = write_scp(out / "hyp.scp", ((s.utt_id, s.hyp) for s in segments))
     utt2spk = write_scp(out / "utt2spk", ((s.utt_id, s.speaker) for s in segments))
-    return SCliteInputs(scp_ref, scp_hyp, utt2spk, stm_options(language), _stm_note(glm, language))
+    return SCliteInputs(scp_ref, scp_hyp, utt2spk, stm_options(language), stm_note(glm, language))
 
 
 def counts_directly(options: Mapping[str, Any]) -> bool:
@@ -190,18 +193,40 @@ def score_segments(
         lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
         lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
     """
-    from lightscore.text.hubscr import SegmentCounts, hubscr
+    add_segments(metric, segments_reference(metric, ref, glm, language), hyp)
+    return stm_note(glm, language)
+
+
+def segments_reference(metric: Any, ref: str | os.PathLike, glm: str | os.PathLike | None, language: str) -> Any:
+    """The `lightscore.text.hubscr.HubscrReference` `score_segments` scores against, for ``metric``'s switches: read
+    once, it scores any number of ctm files (`add_segments`).
+
+    Raises:
+        lightscore.text.stm_ctm.StmCtmError: a malformed stm line.
+    """
+    from lightscore.text.hubscr import HubscrReference
 
     # The files' route folds as the language's sclite does, then as the metric does: A-Z if either folds.
     folds = metric.case == "sclite" or stm_options(language)["case"] == "sclite"
-    flags = {"optional_deletable": metric.optional_deletable, "fragments": metric.fragments}
-    found = hubscr(ref, hyp, glm, "generic" if folds else "sensitive", **flags, language=language)
+    case = "generic" if folds else "sensitive"
+    return HubscrReference(ref, glm, case, metric.optional_deletable, metric.fragments, language)
+
+
+def add_segments(metric: Any, reference: Any, hyp: str | os.PathLike) -> None:
+    """Add the counts of ctm ``hyp`` against ``reference`` (`segments_reference`) to ``metric``.
+
+    Raises:
+        lightscore.text.stm_ctm.StmCtmError: a malformed ctm line.
+        lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+    """
+    from lightscore.text.hubscr import SegmentCounts
+
     counts = itemgetter(*map(SegmentCounts._fields.index, ("utt_id", "sub", "dele", "ins", "ref_len")))
-    metric.add_counts(map(counts, found))  # the tuples taken in C: a corpus has tens of thousands
-    return _stm_note(glm, language)
+    metric.add_counts(map(counts, reference.score(hyp)))  # the tuples taken in C: a corpus has tens of thousands
 
 
-def _stm_note(glm: str | os.PathLike | None, language: str) -> str:
+def stm_note(glm: str | os.PathLike | None, language: str) -> str:
+    """How an stm/ctm pair was scored, printed beside the settings."""
     spoken = "" if language == "english" else f" -l {language}"
     return f"stm/ctm as hubscr{spoken}: {_glm_note(glm)}, words by midpoint"
 

@@ -99,18 +99,27 @@ def _read_rule(body: str, applies_to: str | None, number: int) -> GlmRule | None
     return GlmRule(source, target, left, right, applies_to, number)
 
 
-@lru_cache(maxsize=8)
 def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
     """Parse a GLM file (`glm_path` names a shipped one), read as ``encoding`` (bytes that are not kept apart).
 
     The first token of the first line is the comment mark; ``*`` lines are the header.
+    A file read before is not parsed again while it is unchanged (same size and modification time).
 
     A line rfilter1 reads no rule from (``A=>B`` without spaces) is skipped, as rfilter1 skips it.
 
     >>> glm = read_glm(glm_path("en20030506"))
     >>> glm.copy_no_hit, glm.case_sensitive, glm.rules[0][:4]
     (True, False, ('HUH-UH', '%BCNACK', ' ', ' '))
+    >>> read_glm(glm_path("en20030506")) is glm
+    True
     """
+    found = os.stat(path)
+    return _read_glm(os.fspath(path), encoding, found.st_mtime_ns, found.st_size)
+
+
+@lru_cache(maxsize=8)
+def _read_glm(path: str, encoding: str, mtime_ns: int, size: int) -> Glm:
+    """`read_glm` of the file as it is at ``mtime_ns`` and ``size`` (the cache's key)."""
     text = Path(path).read_text(encoding=encoding, errors="surrogateescape").splitlines()
     comment = (text[0].split() or [";;"])[0] if text else ";;"
     glm, applies_to = Glm(str(path)), None

@@ -39,13 +39,18 @@ class GlmRule(NamedTuple):
 
 @dataclass
 class Glm:
-    """A parsed GLM: its rules in file order and its header switches."""
+    """A parsed GLM: its rules in file order and its header switches.
+
+    Its rules are indexed per input type and purpose when first used (`_indexed`), and the index
+    lives and dies with the GLM: rules changed after that are not seen.
+    """
 
     path: str
     rules: list[GlmRule] = field(default_factory=list)
     copy_no_hit: bool = True
     case_sensitive: bool = False
     name: str = ""
+    indexes: dict[tuple[str, str], _Rules] = field(default_factory=dict, repr=False, compare=False)
 
 
 def _index(glm: Glm, input_type: str, purpose: str) -> tuple[dict[str, list[GlmRule]], bool]:
@@ -332,11 +337,10 @@ def _possible(index: dict[str, list[GlmRule]], rest: str, followed: bool) -> lis
     return [r for r in rules if rest.startswith(r.source) or (followed and r.source.startswith(rest))]
 
 
-_indexes: dict[tuple[int, str, str], _Rules] = {}
-
-
 def _indexed(glm: Glm, input_type: str, purpose: str) -> _Rules:
-    key = (id(glm), input_type, purpose)
-    if key not in _indexes:
-        _indexes[key] = _Rules(glm, input_type, purpose)
-    return _indexes[key]
+    """The GLM's `_Rules` for this input type and purpose, made once and kept on the GLM itself (a table keyed
+    by ``id(glm)`` handed a freed GLM's rules to a new one that got its address)."""
+    rules = glm.indexes.get((input_type, purpose))
+    if rules is None:
+        rules = glm.indexes[input_type, purpose] = _Rules(glm, input_type, purpose)
+    return rules

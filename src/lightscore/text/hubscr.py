@@ -19,18 +19,17 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
+from lightscore.text.ctm_networks import all_indices, fold_all, hyp_network
 from lightscore.text.ctm_words import NUMERIC, Csrfilt, CtmShapes, Shape, filtered_items, numbered, shape_text, words_of
 from lightscore.text.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
-from lightscore.text.hubscr_languages import Language
 from lightscore.text.hubscr_languages import language as hubscr_language
 from lightscore.text.sclite_case import sclite_fold
-from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
+from lightscore.text.sclite_encode import Encoded, Vocabulary, encode
 from lightscore.text.sclite_markup import count_encoded
 from lightscore.text.stm_ctm import (
     CONVERSATION,
@@ -43,7 +42,7 @@ from lightscore.text.stm_ctm import (
 )
 from lightscore.text.stm_ctm_names import check_ctm_conversations, check_ctm_names, check_stm_names
 
-__all__ = ["SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
+__all__ = ["HubscrReference", "SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
 
 
 class SegmentCounts(NamedTuple):
@@ -124,41 +123,125 @@ class SegmentRow(NamedTuple):
     hyp: str
 
 
-def _scored(
-    stm: str | os.PathLike, ctm: str | os.PathLike, glm: str | os.PathLike | None, case: str | None, lang: Language
-) -> tuple[list[tuple[str, Segment, list[int]]], list[Shape], Callable[[str], str]]:
-    """The segments hubscr scores with their ctm items (numbers into the table of shapes), the table, and the
-    case folding of the words."""
-    rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
-    segments = read_stm(stm, lang.encoding)
-    texts, found = [s.text for s in segments], None
-    if rules is not None:
-        scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
-        filtered = csrfilt_lines([texts[k] for k in scored], rules, "stm", "ref", lang.upcase, True, lang.latin1)
-        for k, text in zip(scored, filtered):
-            texts[k] = text
-        found = filtered_items(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
-    if found is None:
+class HubscrReference:
+    """An stm reference read, GLM-filtered and case-folded once, to score any number of ctm hypotheses against.
+
+    Kaldi's recipes run ``hubscr`` once per LM weight and insertion penalty, on the same
+    reference; here the reference, the GLM and its words' networks are made once.
+    `hubscr` is ``HubscrReference(stm, ...).score(ctm)``.
+
+    Args:
+        stm: The reference.
+        glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
+        case: The localization of sclite's case folding (``generic``: A-Z), or ``sensitive`` (``-s``);
+            None: the language's.
+        optional_deletable: sclite's ``-D`` (hubscr passes it).
+        fragments: sclite's ``-F`` (hubscr passes it).
+        language: hubscr's ``-l``: english, spanish, italian or arabic (`lightscore.text.hubscr_languages`).
+
+    Raises:
+        lightscore.text.stm_ctm.StmCtmError: a malformed stm line.
+        lightscore.text.glm.GlmError: an unknown GLM.
+        ValueError: a language not scored here.
+
+    >>> import pathlib, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ref.stm").write_text("f A s1 0 2 we gonna go\\n")
+    >>> _ = (folder / "a.ctm").write_text("f A 0.1 0.2 we\\nf A 0.5 0.2 gonna\\nf A 1.0 0.2 go\\n")
+    >>> _ = (folder / "b.ctm").write_text("f A 0.1 0.2 we\\nf A 0.5 0.2 going\\n")
+    >>> reference = HubscrReference(folder / "ref.stm")
+    >>> [[c[4:] for c in reference.score(folder / name)] for name in ("a.ctm", "b.ctm")]
+    [[(0, 0, 0, 4)], [(0, 2, 0, 4)]]
+    """
+
+    def __init__(
+        self,
+        stm: str | os.PathLike,
+        glm: str | os.PathLike | None = "en20030506",
+        case: str | None = None,
+        optional_deletable: bool = True,
+        fragments: bool = True,
+        language: str = "english",
+    ) -> None:
+        self.stm, lang = stm, hubscr_language(language)
+        self._lang = lang
+        with _collector_paused():
+            self._rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
+            segments = read_stm(stm, lang.encoding)
+            texts = [s.text for s in segments]
+            if self._rules is not None:
+                scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
+                upcase, latin1 = lang.upcase, lang.latin1
+                filtered = csrfilt_lines([texts[k] for k in scored], self._rules, "stm", "ref", upcase, True, latin1)
+                for k, text in zip(scored, filtered):
+                    texts[k] = text
+            case = case or lang.case
+            self._fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
+            references = _folded_keys(set(map(CONVERSATION, segments)), self._fold)
+            check_stm_names(segments, references, stm)
+            self._conversations = list(references.values())
+            self._segments = _fold_names(segments, self._fold, texts)
+        self._vocabulary = Vocabulary(optional_deletable, fragments)
+        self._refs: list[Encoded] | None = None  # the scored segments' networks, made at the first score
+
+    def score(self, ctm: str | os.PathLike) -> list[SegmentCounts]:
+        """Score ``ctm`` as ``hubscr`` does: one `SegmentCounts` per scored segment, in sclite's order.
+
+        Raises:
+            lightscore.text.stm_ctm.StmCtmError: a malformed ctm line, or a conversation the stm has not.
+            lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+        """
+        vocabulary, fold = self._vocabulary, self._fold
+        with _collector_paused():  # the corpus is freed with these locals, before the collector is back
+            scored, shapes = self._assigned(ctm)
+            if self._refs is None:
+                self._refs = [encode(text, vocabulary) for text in fold_all([seg.text for _, seg, _ in scored], fold)]
+            entries = all_indices(shapes, fold, vocabulary)
+            hyps = [hyp_network(ids, shapes, entries, fold, vocabulary) for _, _, ids in scored]
+            new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
+            return [
+                new(SegmentCounts, (utt_id, seg.speaker, seg.file, seg.channel, *counts))
+                for (utt_id, seg, _), counts in zip(scored, count_encoded(list(zip(self._refs, hyps)), vocabulary))
+            ]
+
+    def rows(self, ctm: str | os.PathLike) -> list[SegmentRow]:
+        """The segments ``score`` aligns, as text (`hubscr_rows`)."""
+        fold = self._fold
+        with _collector_paused():
+            scored, shapes = self._assigned(ctm)
+            return [
+                SegmentRow(
+                    utt_id,
+                    seg.speaker,
+                    seg.file,
+                    seg.channel,
+                    fold(seg.text),
+                    fold(shape_text([shapes[k] for k in ids])),
+                )
+                for utt_id, seg, ids in scored
+            ]
+
+    def _assigned(self, ctm: str | os.PathLike) -> tuple[list[tuple[str, Segment, list[int]]], list[Shape]]:
+        """The scored segments with their ctm items (numbers into the table of shapes), and the table."""
+        lang, rules, found = self._lang, self._rules, None
         if rules is not None:
-            read_ctm(ctm, encoding=lang.encoding)  # the file's own mistakes, named at its own lines
-            with open(ctm, encoding=lang.encoding) as f:
-                filtered = filter_ctm_lines(sort_ctm_lines(f), rules, True, lang.upcase, lang.latin1)
-                items = read_ctm(ctm, list(filtered), in_order=True)
-        else:
-            items = read_ctm(ctm, encoding=lang.encoding)
-        table, ids = numbered({key: [words_of(item) for item in its] for key, its in items.items()})
-        found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
-    case = case or lang.case
-    fold = (lambda text: text) if case == "sensitive" else (lambda text: sclite_fold(text, case))
-    references = _folded_keys(set(map(CONVERSATION, segments)), fold)
-    check_stm_names(segments, references, stm)
-    segments = _fold_names(segments, fold, texts)
-    keys = _folded_keys(found.ids, fold)
-    check_ctm_names(keys, ctm, lang.encoding)
-    check_ctm_conversations(keys, references.values(), ctm, stm, lang.encoding)
-    ids = {keys[key]: numbers for key, numbers in found.ids.items()}
-    midpoints = {keys[key]: mids for key, mids in found.midpoints.items()}
-    return assign_words(segments, ids, midpoints), found.shapes, fold  # type: ignore[arg-type]
+            found = filtered_items(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
+        if found is None:
+            if rules is not None:
+                read_ctm(ctm, encoding=lang.encoding)  # the file's own mistakes, named at its own lines
+                with open(ctm, encoding=lang.encoding) as f:
+                    filtered = filter_ctm_lines(sort_ctm_lines(f), rules, True, lang.upcase, lang.latin1)
+                    items = read_ctm(ctm, list(filtered), in_order=True)
+            else:
+                items = read_ctm(ctm, encoding=lang.encoding)
+            table, ids = numbered({key: [words_of(item) for item in its] for key, its in items.items()})
+            found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
+        keys = _folded_keys(found.ids, self._fold)
+        check_ctm_names(keys, ctm, lang.encoding)
+        check_ctm_conversations(keys, self._conversations, ctm, self.stm, lang.encoding)
+        ids = {keys[key]: numbers for key, numbers in found.ids.items()}
+        midpoints = {keys[key]: mids for key, mids in found.midpoints.items()}
+        return assign_words(self._segments, ids, midpoints), found.shapes  # type: ignore[arg-type]
 
 
 def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list[str]) -> list[Segment]:
@@ -170,7 +253,7 @@ def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list
     >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower, ["x"])]
     [('f\\x00g', 'a', 's')]
     """
-    names = _fold_all(list(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments)), fold)
+    names = fold_all(list(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments)), fold)
     new = tuple.__new__  # not Segment's own __new__, a Python function
     return [
         new(Segment, (file, channel, speaker, s.begin, s.end, s.labels, text, s.line))
@@ -185,18 +268,8 @@ def _folded_keys(keys: Iterable[tuple[str, str]], fold: Callable[[str], str]) ->
     {('F', 'A'): ('f', 'a'), ('g', 'B'): ('g', 'b')}
     """
     keys = list(keys)
-    names = _fold_all(list(chain.from_iterable(keys)), fold)
+    names = fold_all(list(chain.from_iterable(keys)), fold)
     return dict(zip(keys, zip(names[0::2], names[1::2])))
-
-
-def _fold_all(texts: list[str], fold: Callable[[str], str]) -> list[str]:
-    """``[fold(text) for text in texts]`` in one call (sclite's folding goes character by character).
-
-    >>> _fold_all(["A", "B\\0C"], str.lower)
-    ['a', 'b\\x00c']
-    """
-    folded = fold("\0".join(texts)).split("\0")
-    return folded if len(folded) == len(texts) else [fold(text) for text in texts]  # a text holds a NUL
 
 
 def hubscr_rows(
@@ -227,15 +300,7 @@ def hubscr_rows(
         lightscore.text.glm.GlmError: an unknown GLM.
         ValueError: a language not scored here.
     """
-    lang = hubscr_language(language)
-    with _collector_paused():
-        scored, shapes, fold = _scored(stm, ctm, glm, case, lang)
-        return [
-            SegmentRow(
-                utt_id, seg.speaker, seg.file, seg.channel, fold(seg.text), fold(shape_text([shapes[k] for k in ids]))
-            )
-            for utt_id, seg, ids in scored
-        ]
+    return HubscrReference(stm, glm, case, language=language).rows(ctm)
 
 
 def hubscr(
@@ -271,26 +336,7 @@ def hubscr(
         lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
         ValueError: a language not scored here.
     """
-    lang = hubscr_language(language)
-    with _collector_paused():  # the corpus is freed with _counts' locals, before the collector is back
-        return _counts(*_scored(stm, ctm, glm, case, lang), Vocabulary(optional_deletable, fragments))
-
-
-def _counts(
-    scored: list[tuple[str, Segment, list[int]]],
-    shapes: list[Shape],
-    fold: Callable[[str], str],
-    vocabulary: Vocabulary,
-) -> list[SegmentCounts]:
-    """Every scored segment's counts, all aligned at once."""
-    refs = [encode(text, vocabulary) for text in _fold_all([seg.text for _, seg, _ in scored], fold)]
-    entries = _all_indices(shapes, fold, vocabulary)
-    pairs = list(zip(refs, [_hyp_network(ids, shapes, entries, fold, vocabulary) for _, _, ids in scored]))
-    new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
-    return [
-        new(SegmentCounts, (utt_id, seg.speaker, seg.file, seg.channel, *counts))
-        for (utt_id, seg, _), counts in zip(scored, count_encoded(pairs, vocabulary))
-    ]
+    return HubscrReference(stm, glm, case, optional_deletable, fragments, language).score(ctm)
 
 
 @contextmanager
@@ -313,80 +359,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _hyp_network(
-    ids: list[int], shapes: list[Shape], entries: list, fold: Callable[[str], str], vocabulary: Vocabulary
-) -> Encoded:
-    """``encode(fold(shape_text(...)))`` of the items ``ids`` number in ``shapes``, built from their vocabulary
-    ``entries`` (`_all_indices`): an alternation's branches fork and join as written.
-
-    A shape holding a word with a brace or slash (entry None), which the text route reads as
-    markup, sends the whole hypothesis there.
-    """
-    found = list(map(entries.__getitem__, ids))
-    if _INT.issuperset(map(type, found)):  # every item one word: a line
-        return tuple.__new__(Encoded, (found, None, [], None))  # not Encoded's own __new__, a Python function
-    if None in found:
-        return encode(fold(shape_text([shapes[k] for k in ids])), vocabulary)
-    odd = [k for k, entry in enumerate(found) if entry.__class__ is not int]
-    words: list[int] = []
-    jumps: list[int] = []
-    merges: list[tuple[int, list[int]]] = []
-    current: list[int] = []  # the arcs before the next word, when they are not just the last one
-    forked, start = False, 0
-    for k in [*odd, len(found)]:
-        if k > start:  # a run of one-word items
-            if current:
-                join_arc(len(words) + 1, current, jumps, merges)
-                current = []
-            words += found[start:k]
-        if k == len(found):
-            break
-        start, entry = k + 1, found[k]
-        if entry.__class__ is list:  # an alternation: every branch forks from the arcs before
-            start_arcs, ends, forked = current or [len(words)], [], True
-            for branch in entry:
-                join_arc(len(words) + 1, start_arcs, jumps, merges)
-                words += branch
-                ends.append(len(words))
-            current = ends
-            continue
-        if entry and current:
-            join_arc(len(words) + 1, current, jumps, merges)
-            current = []
-        words += entry
-    ends = (current or [len(words)]) if forked else None
-    return Encoded(words, jumps if forked else None, merges, ends)
-
-
-def _all_indices(shapes: list[Shape], fold: Callable[[str], str], vocabulary: Vocabulary) -> list:
-    """Each shape's `_indices`: the one-word shapes (most) folded and looked up together.
-
-    >>> v = Vocabulary(False, False)
-    >>> _all_indices([(("A",),), (("b", "c"),), (("A",),)], str.lower, v), [w.text for w in v.words[1:]]
-    ([1, (2, 3), 1], ['a', 'b', 'c'])
-    >>> _all_indices([(("x{",),), (("b",),)], str.lower, v)  # markup in a word: each on its own
-    [None, 2]
-    """
-    single = [shape for shape in shapes if len(shape) == 1 and len(shape[0]) == 1]
-    words = [shape[0][0] for shape in single]
-    if _MARKUP.search("".join(words)):
-        single = []
-    known: dict[Shape, object] = dict(zip(single, vocabulary.ids(_fold_all(words, fold)) if single else ()))
-    return [known[shape] if shape in known else _indices(shape, fold, vocabulary) for shape in shapes]
-
-
-def _indices(shape: Shape, fold: Callable[[str], str], vocabulary: Vocabulary) -> int | tuple | list | None:
-    """A shape's vocabulary indices: an int for one word, a tuple for plain words, a list of branches for an
-    alternation (``@`` for an empty one), None when a word holds markup."""
-    if any(_MARKUP.search(word) for alt in shape for word in alt):
-        return None
-    if len(shape) == 1:
-        indices = tuple(vocabulary.ids([fold(word) for word in shape[0]]))
-        return indices[0] if len(indices) == 1 else indices
-    return [tuple(vocabulary.ids([fold(word) for word in alt] or ["@"])) for alt in shape]
-
-
-_MARKUP = re.compile(r"[{}/]")
-_INT = frozenset((int,))
