@@ -320,12 +320,8 @@ def hubscr(
     Args:
         stm: The reference.
         ctm: The hypothesis.
-        glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
-        case: The localization of sclite's case folding (``generic``: A-Z), or ``sensitive`` (``-s``);
-            None: the language's.
-        optional_deletable: sclite's ``-D`` (hubscr passes it).
-        fragments: sclite's ``-F`` (hubscr passes it).
-        language: hubscr's ``-l``: english, spanish, italian or arabic (`lightscore.text.hubscr_languages`).
+        glm, case, optional_deletable, fragments, language: As `HubscrReference` takes them (hubscr passes
+            ``-D`` and ``-F``; ``language`` is its ``-l``). Several ctm files against one stm: use it.
 
     Returns:
         One `SegmentCounts` per scored segment, in sclite's order.
