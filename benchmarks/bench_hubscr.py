@@ -144,16 +144,19 @@ def run_in_process(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, in
     return float(seconds), (c, s, d, i)
 
 
-def run_command(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
-    """``lightscore score ref.stm hyp.ctm --glm``, the command a user runs; totals read from its Kaldi line."""
-    command = [python(), str(Path(python()).with_name("lightscore")), "score", str(stm), str(ctm), "--glm", GLM]
+def run_command(stm: Path, ctms: list[Path]) -> tuple[float, list[tuple[int, int, int, int]]]:
+    """``lightscore score ref.stm hyp.ctm ... --glm``, the command a user runs: its time and each ctm's totals,
+    read from its Kaldi lines (one per ctm; the ``best:`` line of a sweep left out)."""
+    command = [python(), str(Path(python()).with_name("lightscore")), "score", str(stm), *map(str, ctms), "--glm", GLM]
     start = time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    found = re.search(r"\[ \d+ / (\d+), (\d+) ins, (\d+) del, (\d+) sub \]", done.stdout)
-    assert found is not None, done.stdout
-    words, i, d, s = map(int, found.groups())
-    return seconds, (words - s - d, s, d, i)
+    totals = []
+    for found in re.finditer(r"^%WER \S+ \[ \d+ / (\d+), (\d+) ins, (\d+) del, (\d+) sub \]", done.stdout, re.M):
+        words, i, d, s = map(int, found.groups())
+        totals.append((words - s - d, s, d, i))
+    assert len(totals) == len(ctms), done.stdout
+    return seconds, totals
 
 
 def main() -> int:
@@ -184,7 +187,7 @@ def compare(segments: int, repeats: int, everyday: float, sweep: int = 0) -> int
             theirs.append(seconds)
             seconds, got = run_lightscore(stm, ctm)
             ours.append(seconds)
-            seconds, printed = run_command(stm, ctm)
+            seconds, (printed,) = run_command(stm, [ctm])
             commands.append(seconds)
             seconds, called = run_in_process(stm, ctm)
             inside.append(seconds)
@@ -215,21 +218,6 @@ def decodings(ctm: Path, count: int) -> list[Path]:
     return paths
 
 
-def run_sweep(stm: Path, ctms: list[Path]) -> tuple[float, list[tuple[int, int, int, int]]]:
-    """One ``lightscore score ref.stm hyp00.ctm ... --glm``: its time and each ctm's totals, from its blocks."""
-    command = [python(), str(Path(python()).with_name("lightscore")), "score", str(stm), *map(str, ctms), "--glm", GLM]
-    start = time.perf_counter()
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    totals = []
-    for found in re.finditer(
-        r"^hyp: .*\n%WER \S+ \[ \d+ / (\d+), (\d+) ins, (\d+) del, (\d+) sub \]", done.stdout, re.M
-    ):
-        words, i, d, s = map(int, found.groups())
-        totals.append((words - s - d, s, d, i))
-    return seconds, totals
-
-
 def compare_sweep(segments: int, repeats: int, everyday: float, count: int) -> int:
     """Kaldi's sweep of ``count`` decodings: sctk hubscr once per ctm against one command; 0 when identical."""
     words = f", {everyday:.0%} everyday words" if everyday else ", every word a GLM word"
@@ -241,7 +229,7 @@ def compare_sweep(segments: int, repeats: int, everyday: float, count: int) -> i
         for _ in range(repeats):
             runs = [run_sctk(stm, path) for path in ctms]
             theirs.append(sum(seconds for seconds, _ in runs))
-            seconds, got = run_sweep(stm, ctms)
+            seconds, got = run_command(stm, ctms)
             ours.append(seconds)
     expected = [totals for _, totals in runs]
     rows = [Row(f"sctk hubscr, once per ctm ({count} runs in turn)", segments * count, theirs, unit="segments")]

@@ -163,8 +163,8 @@ class HubscrReference:
         fragments: bool = True,
         language: str = "english",
     ) -> None:
-        self.stm, lang = stm, hubscr_language(language)
-        self._lang = lang
+        self.stm = stm
+        self._lang = lang = hubscr_language(language)
         with _collector_paused():
             self._rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
             segments = read_stm(stm, lang.encoding)
@@ -182,7 +182,9 @@ class HubscrReference:
             self._conversations = list(references.values())
             self._segments = _fold_names(segments, self._fold, texts)
         self._vocabulary = Vocabulary(optional_deletable, fragments)
-        self._refs: list[Encoded] | None = None  # the scored segments' networks, made at the first score
+        # The scored segments' networks, made at the first score: which segments are scored, and in what order,
+        # the stm alone decides (`assign_words`), so every ctm's segments line up with them.
+        self._refs: list[Encoded] | None = None
 
     def score(self, ctm: str | os.PathLike) -> list[SegmentCounts]:
         """Score ``ctm`` as ``hubscr`` does: one `SegmentCounts` per scored segment, in sclite's order.

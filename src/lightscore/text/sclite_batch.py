@@ -12,8 +12,7 @@ back pointers are kept and walked back for all pairs at once, counting as
 `lightscore.text.sclite_markup.markup_align` marks: ``@`` leaves no trace, an
 optionally deletable word left out or put in is correct.
 
-Pairs are sorted by size and cut into chunks, so padding (arcs past a pair's
-own, which no real arc ever reads) stays small.
+Pairs are sorted by size and cut into chunks, so padding (arcs past a pair's own, never read) stays small.
 """
 
 from __future__ import annotations
