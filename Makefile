@@ -12,7 +12,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c constraints.txt -e '.[test,bench]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[all,test,bench]'
 	$(PY) -m compileall -q src  # bytecode, as pip compiles an installed package (an editable one it does not)
 	touch $(STAMP)
 

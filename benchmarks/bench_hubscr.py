@@ -39,7 +39,7 @@ from pathlib import Path
 from common import Row, compile_bytecode, header, python, table, verdict
 from corpus import vocabulary as everyday_words
 
-from lightscore.text.glm import glm_path, read_glm
+from lightscore.text.hubscr.glm import glm_path, read_glm
 
 GLM = "en20030506"
 
@@ -117,7 +117,7 @@ def run_sctk(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
 
 def run_lightscore(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, int]]:
     code = (
-        "import sys; from lightscore.text.hubscr import hubscr\n"
+        "import sys; from lightscore.text.hubscr.pipeline import hubscr\n"
         f"found = hubscr({str(stm)!r}, {str(ctm)!r}, {GLM!r})\n"
         "print(sum(c.ref_len - c.sub - c.dele for c in found), sum(c.sub for c in found), "
         "sum(c.dele for c in found), sum(c.ins for c in found))\n"
@@ -133,7 +133,7 @@ def run_in_process(stm: Path, ctm: Path) -> tuple[float, tuple[int, int, int, in
     """``hubscr``'s first call in an interpreter that has imported lightscore (a Lightning run, a notebook,
     ``measure()``): the call alone is timed, the GLM read and every cold cache included."""
     code = (
-        "import time; from lightscore.text.hubscr import hubscr\n"
+        "import time; from lightscore.text.hubscr.pipeline import hubscr\n"
         f"start = time.perf_counter(); found = hubscr({str(stm)!r}, {str(ctm)!r}, {GLM!r})\n"
         "print(time.perf_counter() - start, sum(c.ref_len - c.sub - c.dele for c in found), "
         "sum(c.sub for c in found), sum(c.dele for c in found), sum(c.ins for c in found))\n"

@@ -35,7 +35,7 @@ from common import Row, header, python, table, time_side_by_side, verdict
 from corpus import SEED, data_dir, make_pairs
 
 from lightscore.text.counting import sum_edits
-from lightscore.text.sclite_align import sum_sclite_edits
+from lightscore.text.sclite.align import sum_sclite_edits
 
 
 def write_inputs(n: int) -> Path:

@@ -139,7 +139,7 @@ def compile_bytecode() -> None:
 
     Under ``PYTHONDONTWRITEBYTECODE=1`` (set on this machine) an editable install whose modules
     changed since they were last compiled compiles them again from source in every fresh
-    interpreter, ~50 ms on `lightscore.text.hubscr`'s imports: a cost no installed package pays.
+    interpreter, ~50 ms on `lightscore.text.hubscr.pipeline`'s imports: a cost no installed package pays.
     """
     import compileall
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_sclite_case import lightscore_counts, needs_sctk, run_sclite
 
 from lightscore.metrics import CER, MixedER, SCLiteCER
-from lightscore.text.cjk import mixed_units, sclite_chars
+from lightscore.text.sclite.cjk import mixed_units, sclite_chars
 
 HAN = list("我们你好中文字识别错误的是不")
 WORDS = ["ok", "Python", "e-mail", "co-op-", "AI", "café", "x1", "ÉTÉ"]

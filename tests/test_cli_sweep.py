@@ -16,7 +16,7 @@ from test_hubscr_sweep import sweep
 from test_sclite_case import needs_sctk
 
 from lightscore.cli import main
-from lightscore.text.glm import glm_path
+from lightscore.text.hubscr.glm import glm_path
 
 
 def blocks(out: str) -> dict[str, str]:

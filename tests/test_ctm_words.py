@@ -1,4 +1,4 @@
-"""The ctm hypothesis read straight through the GLM (`lightscore.text.ctm_words`) against csrfilt's printed route."""
+"""The ctm hypothesis read straight through the GLM (`text.hubscr.ctm_words`) against csrfilt's printed route."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
-from lightscore.text.ctm_fields import _even_lines, _kept_lines, ctm_fields
-from lightscore.text.ctm_words import (
+from lightscore.text.hubscr.ctm_fields import _even_lines, _kept_lines, ctm_fields
+from lightscore.text.hubscr.ctm_words import (
     Csrfilt,
     _by_columns,
     _line_by_line,
     filtered_words,
     words_of,
 )
-from lightscore.text.glm import GLMS, glm_path, read_glm
-from lightscore.text.hubscr import filter_ctm_lines
-from lightscore.text.stm_ctm import Segment, assign_words, read_ctm, sort_ctm_lines
+from lightscore.text.hubscr.glm import GLMS, glm_path, read_glm
+from lightscore.text.hubscr.pipeline import filter_ctm_lines
+from lightscore.text.hubscr.stm_ctm import Segment, assign_words, read_ctm, sort_ctm_lines
 
 
 def ctm_lines(rng: random.Random, count: int) -> list[str]:

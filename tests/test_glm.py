@@ -15,14 +15,14 @@ from test_sclite_case import needs_sctk
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text.ctm_networks import all_indices, hyp_network
-from lightscore.text.ctm_words import numbered, shape_text
-from lightscore.text.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
-from lightscore.text.glm_cursor import _NOTHING, _Rules
-from lightscore.text.hubscr import hubscr, hubscr_rows
-from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, network
-from lightscore.text.sclite_network import MarkupError
-from lightscore.text.stm_ctm import IGNORE
+from lightscore.text.hubscr.ctm_networks import all_indices, hyp_network
+from lightscore.text.hubscr.ctm_words import numbered, shape_text
+from lightscore.text.hubscr.glm import GLMS, csrfilt, csrfilt_lines, glm_path, read_glm, rewrite
+from lightscore.text.hubscr.glm_cursor import _NOTHING, _Rules
+from lightscore.text.hubscr.pipeline import hubscr, hubscr_rows
+from lightscore.text.hubscr.stm_ctm import IGNORE
+from lightscore.text.sclite.encode import Encoded, Vocabulary, encode, network
+from lightscore.text.sclite.network import MarkupError
 
 RULE_WORDS = sorted({w for name in GLMS for r in read_glm(glm_path(name)).rules for w in r.source.split() if w})
 OTHER = [

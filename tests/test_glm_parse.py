@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore.text.glm import GLMS, _read_rule, _rule, _strip_comment, glm_path, read_glm
+from lightscore.text.hubscr.glm import GLMS, _read_rule, _rule, _strip_comment, glm_path, read_glm
 
 
 @pytest.mark.parametrize("name", GLMS)

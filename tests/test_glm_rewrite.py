@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_glm import cursor_rewrite
 
-from lightscore.text.glm import _HYPHEN, _optional_lines, _optional_words, _split_hyphens
-from lightscore.text.glm_cursor import Glm, GlmRule, rewrite
+from lightscore.text.hubscr.glm import _HYPHEN, _optional_lines, _optional_words, _split_hyphens
+from lightscore.text.hubscr.glm_cursor import Glm, GlmRule, rewrite
 
 # Few letters, so that rules match often: inside words, across words, with contexts reaching past a word's spaces.
 letters = st.text(alphabet="ABab -", max_size=4)
@@ -71,7 +71,7 @@ def test_a_glm_file_changed_on_disk_is_read_again(tmp_path) -> None:
     """``read_glm`` keeps what it parsed only while the file is unchanged: an edited GLM is not scored stale."""
     import os
 
-    from lightscore.text.glm import read_glm
+    from lightscore.text.hubscr.glm import read_glm
 
     path = tmp_path / "mine.glm"
     path.write_text(";; mine\nA => B\n", encoding="utf-8")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from test_glm import conversation, needs_sctk, run_hubscr
 
-from lightscore.text.hubscr import hubscr, hubscr_rows
-from lightscore.text.hubscr_languages import LANGUAGES, language
+from lightscore.text.hubscr.languages import LANGUAGES, language
+from lightscore.text.hubscr.pipeline import hubscr, hubscr_rows
 
 GLM = """;;  File: test.glm
 * name "test.glm"

@@ -16,9 +16,9 @@ import pytest
 from test_glm import RULE_WORDS, run_hubscr
 from test_sclite_case import needs_sctk
 
-from lightscore.text.glm import glm_path
-from lightscore.text.hubscr import hubscr
-from lightscore.text.stm_ctm import StmCtmError
+from lightscore.text.hubscr.glm import glm_path
+from lightscore.text.hubscr.pipeline import hubscr
+from lightscore.text.hubscr.stm_ctm import StmCtmError
 
 Counts = dict[str, tuple[int, int, int, int]]
 

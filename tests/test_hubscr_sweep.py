@@ -14,9 +14,9 @@ from test_glm import run_hubscr
 from test_hubscr_order import PLAIN_RULE_WORDS, hostile, write
 from test_sclite_case import needs_sctk
 
-from lightscore.text.glm import glm_path
-from lightscore.text.hubscr import HubscrReference, hubscr, hubscr_rows
-from lightscore.text.stm_ctm import StmCtmError
+from lightscore.text.hubscr.glm import glm_path
+from lightscore.text.hubscr.pipeline import HubscrReference, hubscr, hubscr_rows
+from lightscore.text.hubscr.stm_ctm import StmCtmError
 
 
 def variant(ctm: list[str], seed: int) -> list[str]:

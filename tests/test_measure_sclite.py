@@ -17,7 +17,7 @@ from test_sclite_case import needs_sctk, run_sclite
 from test_sharded_measure import run, torchrun
 
 from lightscore import MeasureError, measure
-from lightscore.text.glm import glm_path
+from lightscore.text.hubscr.glm import glm_path
 
 WORDS = "the a cat dog sat ran on over mat hill uh um".split()
 

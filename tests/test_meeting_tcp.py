@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_meeting_wer import oracle, session
 
 from lightscore.segments import Segment
-from lightscore.text.time_constrained import tcp_counts
+from lightscore.text.meeting.time_constrained import tcp_counts
 
 meeteval = pytest.importorskip("meeteval")
 from meeteval.wer.wer.time_constrained import tcp_word_error_rate  # noqa: E402
@@ -57,8 +57,8 @@ def test_tc_levenshtein_equals_meeteval(ref, hyp) -> None:
         time_constrained_levenshtein_distance_with_alignment,
     )
 
-    from lightscore.text.tc_bands import fill_bands, stream, whole_matrices
-    from lightscore.text.time_constrained import tc_levenshtein
+    from lightscore.text.meeting.tc_bands import fill_bands, stream, whole_matrices
+    from lightscore.text.meeting.time_constrained import tc_levenshtein
 
     ref_kept, hyp_kept = [w for w in ref if w[0]], [w for w in hyp if w[0]]
     args = ([w for w, _, _ in ref_kept], [w for w, _, _ in hyp_kept])
@@ -81,7 +81,7 @@ def test_tc_levenshtein_equals_meeteval(ref, hyp) -> None:
 @given(ref=session("r", min_speakers=1), hyp=session("h"), collar=st.sampled_from([0.0, 1.0, 5.0]))
 def test_tcp_without_kept_rows_equals_meeteval(ref, hyp, collar) -> None:
     """Rows too many to keep (`KEEP_CELLS`): assigned pairs are filled again; the counts stay meeteval's."""
-    from lightscore.text import tc_bands
+    from lightscore.text.meeting import tc_bands
 
     keep = tc_bands.KEEP_CELLS
     tc_bands.KEEP_CELLS = 0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from lightscore.core.batch import feed
 from lightscore.metrics.meeting import CPWER, ORCWER, TCPWER
 from lightscore.segments import Segment, SegmentError, as_segments, dumps, read_rttm, read_stm, write_session_scps
-from lightscore.text.multispeaker import cp_counts, orc_counts
+from lightscore.text.meeting.assignment import cp_counts, orc_counts
 
 meeteval = pytest.importorskip("meeteval")
 from meeteval.io import SegLST  # noqa: E402

@@ -223,9 +223,9 @@ def test_cli_choices_are_the_defining_modules_tuples():
     from lightscore.offline.compare import METRICS
     from lightscore.text.aligners import ALIGNERS
     from lightscore.text.choices import MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
-    from lightscore.text.hubscr_languages import LANGUAGES
+    from lightscore.text.hubscr.languages import LANGUAGES
     from lightscore.text.normalize import NAMES
-    from lightscore.text.trn import SCLITE_FORMATS
+    from lightscore.text.sclite.trn import SCLITE_FORMATS
 
     score = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: action.choices for action in score._actions if action.choices}

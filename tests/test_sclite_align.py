@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lightscore.text.sclite_align import _exact_counts, sclite_align, sclite_counts, sum_sclite_edits
-from lightscore.text.sclite_traceback import BLOCK_CELLS, batch_backtrace, bounded_backtrace, token_ids
+from lightscore.text.sclite.align import _exact_counts, sclite_align, sclite_counts, sum_sclite_edits
+from lightscore.text.sclite.traceback import BLOCK_CELLS, batch_backtrace, bounded_backtrace, token_ids
 
 REFERENCE = Path(__file__).parent / "data" / "sclite_reference"
 RUNS = [(run, system) for run in ("word", "word_s", "char", "char_s") for system in "ab"]

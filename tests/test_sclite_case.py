@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
-from lightscore.text.sclite_case import CASE_PROFILES, LOCALIZATIONS, sclite_fold
+from lightscore.text.sclite.case import CASE_PROFILES, LOCALIZATIONS, sclite_fold
 
 needs_sctk = pytest.mark.skipif(
     shutil.which("sctk") is None, reason="the sctk binary (Debian package sctk) is not on PATH"

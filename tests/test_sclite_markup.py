@@ -12,16 +12,16 @@ from test_sclite_case import needs_sctk, run_sclite
 from lightscore.core.batch import feed
 from lightscore.metrics import WER
 from lightscore.offline.sclite_inputs import sclite_scps
-from lightscore.text import sclite_markup
-from lightscore.text.sclite_encode import Vocabulary, encode, network
-from lightscore.text.sclite_markup import (
+from lightscore.text.sclite import markup as sclite_markup
+from lightscore.text.sclite.encode import Vocabulary, encode, network
+from lightscore.text.sclite.markup import (
     MarkupError,
     count_markup_pairs,
     markup_align,
     markup_counts,
     parse_reference,
 )
-from lightscore.text.trn import TrnError, read_trn
+from lightscore.text.sclite.trn import TrnError, read_trn
 
 VOCABULARY = ["a", "b", "c", "word", "wor-", "-ord", "wo-", "uh", "um", "x"]
 OPTIONS = {"plain": [], "D": ["-D"], "F": ["-F"], "DF": ["-D", "-F"]}

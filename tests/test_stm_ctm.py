@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from test_glm import run_hubscr
 from test_sclite_case import needs_sctk
 
-from lightscore.text.glm import glm_path
-from lightscore.text.hubscr import hubscr
-from lightscore.text.stm_ctm import Segment, StmCtmError, read_stm
+from lightscore.text.hubscr.glm import glm_path
+from lightscore.text.hubscr.pipeline import hubscr
+from lightscore.text.hubscr.stm_ctm import Segment, StmCtmError, read_stm
 
 
 def plain_reading(text: str) -> list[Segment]:

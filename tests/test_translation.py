@@ -21,7 +21,7 @@ from sacrebleu_checks import WORDS, check_bleu, check_chrf, check_ter, ours, tex
 
 from lightscore.analysis.mt_significance import paired_ar_test, paired_bootstrap_test
 from lightscore.metrics.translation import BLEU, ChrF, TranslationEditRate
-from lightscore.text.mt_tokenize import bleu_tokenizer, tokenize_13a_batch
+from lightscore.text.mt.tokenizers import bleu_tokenizer, tokenize_13a_batch
 
 TOKENIZERS = ["13a", "intl", "zh", "char", "none"]
 MECAB = {"ja-mecab": "MeCab", "ko-mecab": "mecab_ko"}

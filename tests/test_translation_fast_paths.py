@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu_checks import check_bleu, check_chrf, check_ter, text
 
-from lightscore.text.mt_tokenize import bleu_tokenizer
+from lightscore.text.mt.tokenizers import bleu_tokenizer
 
 # -- the fast paths (issue 21's speed work), each against sacrebleu's own function --------------------------------
 
@@ -20,7 +20,7 @@ tricky = st.text(alphabet="ab1.,-&;<>$'()\t \u3000\x1c\xa0é東", max_size=14) |
 
 def assert_ids_partition_tokens(lines: list[str]) -> None:
     """`TokenIds` with 13a, twice (the second pass reads the cache): one id per 13a token kind, 13a's lengths."""
-    from lightscore.text.token_ids import TokenIds
+    from lightscore.text.mt.token_ids import TokenIds
 
     one = bleu_tokenizer("13a")
     encoder = TokenIds(one)
@@ -48,7 +48,7 @@ words = st.lists(st.sampled_from("abcd"), max_size=25) | st.lists(st.sampled_fro
 def test_batched_ter_equals_sacrebleu_lib_ter(pairs):
     from sacrebleu.metrics.lib_ter import BeamEditDistance, _find_shifted_pairs, translation_edit_rate
 
-    from lightscore.text.ter_beam import beam_distances, edit_counts, shifted_pairs
+    from lightscore.text.mt.ter_beam import beam_distances, edit_counts, shifted_pairs
 
     assert edit_counts(pairs) == [translation_edit_rate(h, r)[0] for h, r in pairs]
     for h, r in pairs:
@@ -65,7 +65,7 @@ def test_ter_beam_edges_equal_sacrebleu():
     """Length ratios past the beam, subsequences leaving the beam, identical and empty sides."""
     from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-    from lightscore.text.ter_beam import edit_counts
+    from lightscore.text.mt.ter_beam import edit_counts
 
     rng = random.Random(4)
     pairs = [(["a"], ["a"] * 120), (["a", "b"] * 3, ["b"] * 150), (["x"] * 100, ["x"]), ([], ["a"]), (["a"], [])]
@@ -103,7 +103,7 @@ def test_ter_shortcuts_equal_sacrebleu_lib_ter(seed, length, alphabet, moves, de
     """Long references past the band's cover, subsequences near 24-26 words apart, shifts of repeated words."""
     from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-    from lightscore.text.ter_beam import edit_counts
+    from lightscore.text.mt.ter_beam import edit_counts
 
     rng = random.Random(seed)
     ref = [f"w{rng.randrange(alphabet)}" for _ in range(length)]
@@ -116,7 +116,7 @@ def test_ter_shortcut_edges_equal_sacrebleu():
     """Subsequences 22-27 words shorter or longer, equal distances on either side of the band rule, ties."""
     from sacrebleu.metrics.lib_ter import translation_edit_rate
 
-    from lightscore.text.ter_beam import edit_counts
+    from lightscore.text.mt.ter_beam import edit_counts
 
     long = [f"w{i % 7}" for i in range(60)]
     pairs = [(long[gap:], long) for gap in range(22, 28)] + [(long, long[:-gap]) for gap in range(22, 28)]

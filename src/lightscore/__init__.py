@@ -11,6 +11,10 @@ only in the modules that need them.
 import importlib
 from typing import Any
 
+from lightscore import _moved
+
+_moved.install()  # old import paths (lightscore.distributed, lightscore.text.glm, ...) keep working, with a warning
+
 # Every export loads on first use (PEP 562), so importing one module, say
 # lightscore.text.hubscr, does not load the core, the offline stage or the report first.
 _EXPORTS = {

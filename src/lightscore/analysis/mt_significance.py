@@ -10,7 +10,7 @@ the same order as sacrebleu and sum in the same number types (float32 for the
 bootstrap, as sacrebleu), so for the same seed the p-values, means and
 intervals are sacrebleu's. sacrebleu's default seed is 12345 (``SACREBLEU_SEED``).
 
->>> from lightscore.text.chrf_stats import chrf_score
+>>> from lightscore.text.mt.chrf import chrf_score
 >>> a = [[3, 3, 2], [2, 4, 1], [5, 5, 5]] * 5
 >>> b = [[3, 3, 3], [2, 4, 2], [5, 5, 5]] * 5
 >>> r = paired_bootstrap_test(a, b, lambda s: chrf_score(s, 1, 0), n_samples=200)
@@ -68,7 +68,7 @@ def bootstrap_mean_ci(stats: Sequence[Sequence[Any]], score: Score, n_samples: i
                       seed: int | None = SACREBLEU_SEED) -> tuple[float, float]:  # fmt: skip
     """sacrebleu's bootstrap of one system (``corpus_score(n_bootstrap=...)``): mean and 95% half-interval.
 
-    >>> from lightscore.text.chrf_stats import chrf_score
+    >>> from lightscore.text.mt.chrf import chrf_score
     >>> mean, ci = bootstrap_mean_ci([[3, 3, 2], [2, 4, 1]] * 4, lambda s: chrf_score(s, 1, 0), 100)
     >>> 0 < mean < 100 and ci >= 0
     True
@@ -94,7 +94,7 @@ def paired_bootstrap_test(
 
     Args:
         baseline, system: Per-segment statistics of the two systems, the same segments in the same order.
-        score: The metric's score of summed statistics (e.g. `lightscore.text.bleu_stats.bleu_score`).
+        score: The metric's score of summed statistics (e.g. `lightscore.text.mt.bleu.bleu_score`).
         n_samples: Resamples (sacrebleu's default 1000).
         seed: The RNG seed (sacrebleu's ``SACREBLEU_SEED``, default 12345); None draws fresh entropy.
 
@@ -141,7 +141,7 @@ def paired_ar_test(
     Raises:
         ValueError: as `paired_bootstrap_test`.
 
-    >>> from lightscore.text.chrf_stats import chrf_score
+    >>> from lightscore.text.mt.chrf import chrf_score
     >>> r = paired_ar_test([[3, 3, 2]] * 6, [[3, 3, 2]] * 6, lambda s: chrf_score(s, 1, 0), n_samples=99)
     >>> r["p_value"]
     0.01

@@ -17,8 +17,8 @@ from lightscore.cli.commands import run_compare, run_measure, run_report
 from lightscore.cli.score import run_score
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
-from lightscore.text.hubscr_languages import LANGUAGES
-from lightscore.text.trn import SCLITE_FORMATS
+from lightscore.text.hubscr.languages import LANGUAGES
+from lightscore.text.sclite.trn import SCLITE_FORMATS
 
 __all__ = ["build_parser", "main"]
 

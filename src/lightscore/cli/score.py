@@ -4,7 +4,7 @@ One HYP: its Kaldi summary line, the rate, the settings, and with ``--alignment`
 or ``--report`` the files. Several (Kaldi's recipes score one decoding per LM
 weight and insertion penalty): each one's lines under ``hyp: FILE``, then the
 lowest rate as ``best:``; an stm reference is read and GLM-filtered once for all
-of them (`lightscore.text.hubscr.HubscrReference`). A HYP that cannot be scored
+of them (`lightscore.text.hubscr.pipeline.HubscrReference`). A HYP that cannot be scored
 is named on stderr while the others go on, and the exit status is 1.
 """
 

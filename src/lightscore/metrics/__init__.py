@@ -20,10 +20,11 @@ from lightscore.metrics.error_rate import MixedER, SCLiteCER  # noqa: E402
 
 __all__ += ["MixedER", "SCLiteCER"]
 
-# The other families load heavy packages (sacrebleu and numpy, scipy, torch, onnxruntime), so each is imported on
-# first use and `import lightscore.metrics` (and `lightscore score --help`) stays light:
+# The other families need their extras (sacrebleu, kaldialign, torch, onnxruntime ...), so each is imported on first
+# use and `import lightscore.metrics` (and `lightscore score --help`) stays light and works on the core install:
 # translation (sacrebleu's BLEU, chrF and translation edit rate: `TransTER`, not `TER`), meetings (cpWER as meeteval,
-# DER/JER as md-eval or pyannote), audio quality without a reference (DNSMOS/PLCMOS, intelligibility, PIT separation).
+# DER/JER as md-eval or pyannote), audio (signal measures, speaker similarity, PIT separation), quality without a
+# reference (DNSMOS/PLCMOS, intelligibility). A missing extra is one line naming it (lightscore._extras).
 _LAZY = {
     "BLEU": "translation",
     "ChrF": "translation",
@@ -37,13 +38,37 @@ _LAZY = {
     "PLCMOS": "quality",
     "Intelligibility": "intelligibility",
     "Separation": "separation",
+    "SignalMetrics": "audio",
+    "SpeakerSimilarity": "audio",
 }
 __all__ += list(_LAZY)
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    """Load a family's metric on first use; its extra missing, fail with the one line that names it.
 
-        return getattr(importlib.import_module(f"lightscore.metrics.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'lightscore.metrics' has no attribute {name!r}")
+    Raises:
+        MissingExtraError: the family's extra is not installed.
+        AttributeError: no such metric.
+    """
+    if name not in _LAZY:
+        raise AttributeError(f"module 'lightscore.metrics' has no attribute {name!r}")
+    import importlib
+
+    from lightscore._extras import EXTRA_OF, MissingExtraError, missing_extra
+
+    try:
+        module = importlib.import_module(f"lightscore.metrics.{_LAZY[name]}")
+    except MissingExtraError:
+        raise
+    except ModuleNotFoundError as e:
+        if e.name and not e.name.startswith("lightscore") and name in EXTRA_OF:
+            raise missing_extra(name, EXTRA_OF[name], e.name.partition(".")[0]) from None
+        raise
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

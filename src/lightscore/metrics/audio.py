@@ -35,6 +35,7 @@ from typing import Any
 
 import torch
 
+from lightscore._extras import require
 from lightscore.audio.embedders import build_embedder, cosine_similarity
 from lightscore.audio.files import read_audio
 from lightscore.audio.measures import (
@@ -142,6 +143,7 @@ class SignalMetrics(AudioMetric):
         channels: int | None = 1,
         f0_method: str = "harvest",
     ) -> None:
+        require(type(self).__name__, "audio")
         self.score_config = check_score_config(score_config)
         self.sample_rate = check_rate(sample_rate)
         if f0_method not in F0_METHODS:
@@ -253,6 +255,8 @@ class SpeakerSimilarity(AudioMetric):
     )
 
     def __init__(self, embedder: Any = "resemblyzer", sample_rate: int = 16000) -> None:
+        if embedder == "resemblyzer":
+            require(type(self).__name__, "speaker")
         self.embedder = build_embedder(embedder)
         self.sample_rate = check_rate(sample_rate)
         for name in ("spk_sim_sum", "spk_sim_count", "spk_sim_ref_sum", "spk_sim_ref_count"):

@@ -17,6 +17,7 @@ from operator import add
 from pathlib import Path
 from typing import Any
 
+from lightscore._extras import require
 from lightscore.metrics.error_rate_base import ErrorRate
 from lightscore.metrics.error_rate_options import check_type, error_rate_outputs
 from lightscore.text.counting import is_normalized, same_text
@@ -30,7 +31,7 @@ class WER(ErrorRate):
     Args:
         markup: Read each reference as sclite reads a trn reference (``aligner="sclite"`` only):
             alternations ``{ a / b c / @ }``, the null word ``@``, aligned as sclite's network
-            (`lightscore.text.sclite_markup`). False (default): every word is literal.
+            (`lightscore.text.sclite.markup`). False (default): every word is literal.
         optional_deletable: sclite's ``-D``: ``(word)`` may be left out at no cost (needs ``markup``).
         fragments: sclite's ``-F``: ``wor-`` / ``-ord`` is correct against a word it begins / ends.
         **options: as `ErrorRate` (case, alignment, aligner, normalize, substitutions, fillers,
@@ -76,7 +77,7 @@ class WER(ErrorRate):
         """As `ErrorRate._count_batch`; with ``markup`` each reference is read as sclite's network first.
 
         With markup the reference length is that of the path sclite took (an alternation's
-        branch, ``@`` left out), so the counting is `lightscore.text.sclite_markup`'s.
+        branch, ``@`` left out), so the counting is `lightscore.text.sclite.markup`'s.
 
         >>> m = WER(markup=True, aligner="sclite"); m.update(ref=["{ um / uh } yes"], hyp=["uh yes"])
         >>> m.compute()["WER"], m.compute()["WER_ref_len"]
@@ -84,7 +85,7 @@ class WER(ErrorRate):
         """
         if not self.markup:
             return super()._count_batch(ref, hyp, utt_ids)
-        from lightscore.text.sclite_markup import count_markup_pairs
+        from lightscore.text.sclite.markup import count_markup_pairs
 
         found = count_markup_pairs(ref, hyp, self.optional_deletable, self.fragments)
         return self._recorded([(u, c.sub, c.dele, c.ins, c.ref_len) for u, c in zip(utt_ids or [""] * len(ref), found)])
@@ -92,7 +93,7 @@ class WER(ErrorRate):
     def add_counts(self, counts: Iterable[tuple[str, int, int, int, int]]) -> None:
         """Add counts made elsewhere, ``(utt_id, S, D, I, ref_len)`` per utterance, as `update` adds its own.
 
-        `lightscore.text.hubscr.hubscr` counts an stm/ctm pair's segments straight from the files;
+        `lightscore.text.hubscr.pipeline.hubscr` counts an stm/ctm pair's segments straight from the files;
         added here, they give the numbers of those segments' texts scored with ``markup=True``
         (`lightscore.offline.sclite_inputs.score_segments`).
 
@@ -193,6 +194,7 @@ class TER(ErrorRate):
         check_type("TER", "bpemodel", bpemodel, (str, os.PathLike), "a path")
         if not Path(bpemodel).is_file():
             raise ValueError(f"TER: bpemodel {str(bpemodel)!r} is not a file")
+        require(type(self).__name__, "ter")
         self.bpemodel = str(bpemodel)
         self._processor: Any = None
         super().__init__(**options)
@@ -219,7 +221,7 @@ class SCLiteCER(ErrorRate):
 
     Unlike `CER`, a space is no unit: ``ab cd`` against ``abcd`` is no error. The defaults are
     sclite's (``aligner="sclite"``, ``case="sclite"``: A-Z folded); ``noascii`` and
-    ``delete_hyphens`` are ``-c NOASCII`` and ``-c DH`` (`lightscore.text.cjk.sclite_chars`).
+    ``delete_hyphens`` are ``-c NOASCII`` and ``-c DH`` (`lightscore.text.sclite.cjk.sclite_chars`).
 
     Args:
         noascii: Keep a run of ASCII characters inside a word as one unit.
@@ -250,7 +252,7 @@ class SCLiteCER(ErrorRate):
         >>> SCLiteCER(delete_hyphens=True).tokenize("a-b 中")
         ['a', 'b', '中']
         """
-        from lightscore.text.cjk import sclite_chars
+        from lightscore.text.sclite.cjk import sclite_chars
 
         return sclite_chars(text, self.noascii, self.delete_hyphens)
 
@@ -263,7 +265,7 @@ class MixedER(ErrorRate):
     """Mixed error rate of code-switched speech: CJK characters and other words are the units.
 
     Each CJK character counts alone and every other run of characters as one word
-    (`lightscore.text.cjk.mixed_units`), so Mandarin with English words is scored by
+    (`lightscore.text.sclite.cjk.mixed_units`), so Mandarin with English words is scored by
     character and by word at once. Not jiwer's match error rate (the ``mer`` extra).
 
     Args:
@@ -285,7 +287,7 @@ class MixedER(ErrorRate):
         >>> MixedER().tokenize("用Python写")
         ['用', 'Python', '写']
         """
-        from lightscore.text.cjk import mixed_units
+        from lightscore.text.sclite.cjk import mixed_units
 
         return mixed_units(text)
 

@@ -6,7 +6,7 @@ merging ranks or shards is exact and the state never grows with the data. The
 default aligner (``aligner="unit"``) runs the edit distance in C (rapidfuzz, as
 in jiwer 4), with unit costs: the counts equal jiwer's ``process_words`` /
 ``process_characters`` on the same pairs. ``aligner="sclite"`` counts with NIST
-sclite's weighted alignment and tie-breaking (`lightscore.text.sclite_align`).
+sclite's weighted alignment and tie-breaking (`lightscore.text.sclite.align`).
 
 Options that change the number (a normalizer, case folding, the aligner) are
 named by ``settings()``. Per-utterance counts (``per_utterance=True``) add one
@@ -49,12 +49,12 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
 
     Args:
         case: ``"sensitive"``, ``"fold"`` (``str.lower``: every cased letter), ``"sclite"`` (A-Z only, as
-            sclite folds) or ``"sclite_<localization>"`` (`lightscore.text.sclite_case`). None (default):
+            sclite folds) or ``"sclite_<localization>"`` (`lightscore.text.sclite.case`). None (default):
             ``"sclite"`` with ``aligner="sclite"``, so the counts are those of ``sclite -i rm -o all`` as
             ESPnet runs it, else ``"sensitive"`` (jiwer's).
         alignment: Write ``<name>_alignment`` in `write_artifacts` (default True).
         aligner: ``"unit"`` (rapidfuzz unit costs, jiwer 4's counts; the default) or ``"sclite"``
-            (NIST sclite's weighted alignment and tie-breaking, `lightscore.text.sclite_align`).
+            (NIST sclite's weighted alignment and tie-breaking, `lightscore.text.sclite.align`).
         normalize: A normalizer name of `lightscore.text.normalize.get_normalizer`: ``"none"`` (default),
             ``"whisper_english"`` or ``"whisper_basic"``.
         substitutions: Whole-word replacements after ``normalize``: a ``from<TAB>to`` file or a mapping.

@@ -49,7 +49,7 @@ class TextPipeline:
         if self.case == "fold":
             texts = [text.lower() for text in texts]
         elif self.case != "sensitive":  # sclite's folding: A-Z, plus a localization's table
-            from lightscore.text.sclite_case import sclite_folder
+            from lightscore.text.sclite.case import sclite_folder
 
             table = sclite_folder(self.case)
             texts = [text.translate(table) for text in texts]
@@ -74,7 +74,7 @@ class TextPipeline:
         ('b', 'b', 'C')
         """
         if getattr(self, "markup", False):  # WER(markup=True): the reference's words hold sclite's markup
-            from lightscore.text.sclite_markup import markup_align, parse_reference
+            from lightscore.text.sclite.markup import markup_align, parse_reference
 
             flags = self.optional_deletable, self.fragments  # type: ignore[attr-defined]
             return markup_align(parse_reference(" ".join(ref), *flags), parse_reference(" ".join(hyp), *flags))

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from lightscore._extras import require
 from lightscore.audio.files import read_audio
 from lightscore.audio.measures import check_rate
 from lightscore.audio.recognizers import build_recognizer
@@ -88,6 +89,9 @@ class Intelligibility(BaseMetric):
     def __init__(
         self, recognizer: Any = "pocketsphinx", rate: str = "WER", sample_rate: int = 16000, **options: Any
     ) -> None:
+        require(type(self).__name__, "quality", "soundfile", "torch", "torchaudio")
+        if recognizer == "pocketsphinx":
+            require(type(self).__name__, "quality", "pocketsphinx")
         if rate not in RATES:
             raise ValueError(f"Intelligibility: rate must be one of {', '.join(RATES)}, got {rate!r}")
         for option in NO_ARTIFACTS:

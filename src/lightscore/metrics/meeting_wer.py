@@ -3,8 +3,8 @@
 The state is each session's integer counts after its assignment, summed
 ("sum"), so any split of the sessions over ranks or shards gives the same
 numbers, plus one record per session ("cat") with its counts and assignment
-(`session_results`). The pure computations are `lightscore.text.multispeaker`
-and `lightscore.text.time_constrained`. See docs/meetings.md.
+(`session_results`). The pure computations are `lightscore.text.meeting.assignment`
+and `lightscore.text.meeting.time_constrained`. See docs/meetings.md.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from lightscore._extras import require
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
 from lightscore.metrics.meeting_base import MeetingMetric, check_number
 from lightscore.segments import as_segments
-from lightscore.text.multispeaker import cp_counts, orc_counts
-from lightscore.text.time_constrained import PSEUDO_WORD_TIMINGS, tcp_counts
+from lightscore.text.meeting.assignment import cp_counts, orc_counts
+from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, tcp_counts
 
 __all__ = ["CPWER", "ORCWER", "TCPWER"]
 
@@ -49,6 +50,7 @@ class _WordErrors(MeetingMetric):
     COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS
 
     def __init__(self, format: str | None = None, report_html: bool = False) -> None:
+        require(type(self).__name__, "meeting")
         for count in self.COUNTS:
             self.add_state(count, 0, "sum")
         self.report_html = bool(report_html)
@@ -154,7 +156,7 @@ class ORCWER(_WordErrors):
     """Optimal reference combination WER, equal to meeteval's ``orcwer`` per session and for the corpus.
 
     Each reference segment goes to the hypothesis stream (speaker) that makes the fewest errors
-    overall (`lightscore.text.multispeaker.orc_counts`). Returns ``orcWER`` (percent) with errors,
+    overall (`lightscore.text.meeting.assignment.orc_counts`). Returns ``orcWER`` (percent) with errors,
     length, substitutions, deletions, insertions and sessions; `session_results` lists each
     session's counts and the stream of each reference segment, in the session's input order.
 
@@ -191,7 +193,7 @@ class TCPWER(_WordErrors):
         collar: Seconds a hypothesis word may stray from the reference word it pairs with (required,
             as in meeteval; 5 is the CHiME-8 choice).
         reference_pseudo_word_level_timing: How a reference segment's time is split among its words
-            (one of `lightscore.text.time_constrained.PSEUDO_WORD_TIMINGS`).
+            (one of `lightscore.text.meeting.time_constrained.PSEUDO_WORD_TIMINGS`).
         hypothesis_pseudo_word_level_timing: The same for the hypothesis (points at the centres).
         format: The meeting files' format when the suffix does not tell.
         report_html: With an output dir, also write ``tcpwer_report.html`` (`_WordErrors.write_artifacts`).

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from lightscore._extras import require
 from lightscore.audio import mos
 from lightscore.audio.measures import FIXED_POINT, to_fixed
 from lightscore.core.contract import Field, metric_name
@@ -57,6 +58,7 @@ class QualityMetric(BaseMetric):
 
     def __init__(self, resample: str = "torchaudio", threads: int = 1, per_utterance: bool = False) -> None:
         name = type(self).__name__
+        require(name, "quality")
         if resample not in mos.RESAMPLERS:
             raise ValueError(f"{name}: resample must be one of {', '.join(mos.RESAMPLERS)}, got {resample!r}")
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from lightscore._extras import require
 from lightscore.audio.files import read_audio, trim_to_common_length
 from lightscore.audio.measures import FIXED_POINT, check_rate, to_fixed
 from lightscore.audio.separation import MAX_SOURCES, MIN_SOURCES, SEPARATION_MEASURES, separation_scores
@@ -102,6 +103,7 @@ class Separation(BaseMetric):
         zero_mean: bool = False,
         per_utterance: bool = False,
     ) -> None:
+        require(type(self).__name__, "audio", "soundfile", "torch", "torchaudio")
         self.score_config = _check_config(score_config, sources, layout)
         self.sources, self.layout, self.sample_rate = sources, layout, check_rate(sample_rate)
         self.zero_mean, self.per_utterance = bool(zero_mean), bool(per_utterance)

@@ -19,14 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from lightscore._extras import require
 from lightscore.core.contract import Field
 from lightscore.metrics.error_rate_options import check_choice, check_type
 from lightscore.metrics.translation_base import TranslationMetric, check_unknown
-from lightscore.text.bleu_stats import SMOOTH_DEFAULTS, bleu_score, bleu_side_stats, bleu_signature
-from lightscore.text.chrf_stats import chrf_score, chrf_segment_stats, chrf_signature
-from lightscore.text.mt_tokenize import BLEU_TOKENIZERS, bleu_tokenizer, preprocess_bleu
-from lightscore.text.ter_stats import ter_ref_length, ter_score, ter_segment_stats, ter_signature, tercom_tokenizer
-from lightscore.text.token_ids import TokenIds
+from lightscore.text.mt.bleu import SMOOTH_DEFAULTS, bleu_score, bleu_side_stats, bleu_signature
+from lightscore.text.mt.chrf import chrf_score, chrf_segment_stats, chrf_signature
+from lightscore.text.mt.ter import ter_ref_length, ter_score, ter_segment_stats, ter_signature, tercom_tokenizer
+from lightscore.text.mt.token_ids import TokenIds
+from lightscore.text.mt.tokenizers import BLEU_TOKENIZERS, bleu_tokenizer, preprocess_bleu
 
 __all__ = ["BLEU", "ChrF", "TranslationEditRate"]
 
@@ -71,9 +72,18 @@ class BLEU(TranslationMetric):
 
     name = "BLEU"
 
-    def __init__(self, tokenize: str | None = "13a", lowercase: bool = False, smooth_method: str = "exp",
-                 smooth_value: float | None = None, max_ngram_order: int = 4, effective_order: bool = False,
-                 trg_lang: str = "", **options: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        tokenize: str | None = "13a",
+        lowercase: bool = False,
+        smooth_method: str = "exp",
+        smooth_value: float | None = None,
+        max_ngram_order: int = 4,
+        effective_order: bool = False,
+        trg_lang: str = "",
+        **options: Any,
+    ) -> None:
+        require(type(self).__name__, "mt")
         check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["BLEU"])
         check_type(self.name, "tokenize", tokenize, (str, type(None)), "a tokenizer name")
         check_type(self.name, "trg_lang", trg_lang, (str,), "a language code")
@@ -148,8 +158,17 @@ class ChrF(TranslationMetric):
 
     name = "chrF"
 
-    def __init__(self, char_order: int = 6, word_order: int = 0, beta: int = 2, lowercase: bool = False,
-                 whitespace: bool = False, eps_smoothing: bool = False, **options: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        char_order: int = 6,
+        word_order: int = 0,
+        beta: int = 2,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+        **options: Any,
+    ) -> None:
+        require(type(self).__name__, "mt")
         check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["chrF"])
         _check_int(self.name, "char_order", char_order, 0)
         _check_int(self.name, "word_order", word_order, 0)
@@ -204,8 +223,15 @@ class TranslationEditRate(TranslationMetric):
     name = "TransTER"
     stat_names = ("edits", "ref_words", "ref_count")
 
-    def __init__(self, normalized: bool = False, no_punct: bool = False, asian_support: bool = False,
-                 case_sensitive: bool = False, **options: Any) -> None:  # fmt: skip
+    def __init__(
+        self,
+        normalized: bool = False,
+        no_punct: bool = False,
+        asian_support: bool = False,
+        case_sensitive: bool = False,
+        **options: Any,
+    ) -> None:
+        require(type(self).__name__, "mt")
         check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["TransTER"])
         _check_flags(self.name, normalized=normalized, no_punct=no_punct, asian_support=asian_support,
                      case_sensitive=case_sensitive)  # fmt: skip

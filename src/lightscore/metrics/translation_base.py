@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from lightscore._extras import require
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
 from lightscore.metrics.error_rate_options import check_type
@@ -55,8 +56,15 @@ class TranslationMetric(BaseMetric):
     name: ClassVar[str] = "MT"
     stat_names: tuple[str, ...] = ()
 
-    def __init__(self, references: int = 1, per_utterance: bool = False, ci: float | None = None,
-                 bootstrap: int = 1000, seed: int = 0) -> None:  # fmt: skip
+    def __init__(
+        self,
+        references: int = 1,
+        per_utterance: bool = False,
+        ci: float | None = None,
+        bootstrap: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        require(type(self).__name__, "mt")
         check_type(self.name, "references", references, (int,), "an int")
         if references < 1:
             raise ValueError(f"{self.name}: references must be >= 1, got {references}")

@@ -54,7 +54,7 @@ class ScliteBinding:
 
         Raises:
             FileNotFoundError: a sclite file is missing from ``test_dir``.
-            lightscore.text.trn.TrnError, lightscore.text.stm_ctm.StmCtmError: a malformed line (file and line named).
+            TrnError, StmCtmError: a malformed line (file and line named).
         """
         ref, hyp = (test_dir / sources[name] for name in ("ref", "hyp"))
         for path in (ref, hyp):

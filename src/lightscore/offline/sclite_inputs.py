@@ -7,7 +7,7 @@ metric options that make `lightscore.metrics.WER` count what sclite counts:
 - trn (``text (utt_id)``): sclite reads both sides' markup, so ``markup=True``;
   the rows are the hypothesis's utterances, in its order (sclite looks each up
   in the reference).
-- stm + ctm: ``hubscr``'s segments (`lightscore.text.hubscr.hubscr_rows`: the
+- stm + ctm: ``hubscr``'s segments (`lightscore.text.hubscr.pipeline.hubscr_rows`: the
   GLM on both sides, words given to segments by time), scored with sclite's
   ``-F -D`` and case folding.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lightscore.scp import write_scp
-from lightscore.text.trn import SCLITE_FORMATS, TrnError, read_trn
+from lightscore.text.sclite.trn import SCLITE_FORMATS, TrnError, read_trn
 
 __all__ = [
     "FORMAT_OPTIONS",
@@ -50,12 +50,12 @@ def stm_options(language: str = "english") -> dict[str, Any]:
     """``FORMAT_OPTIONS["stm"]`` for ``hubscr -l language``: its sclite keeps the case for Arabic (``-s``).
 
     Raises:
-        ValueError: a language not scored (`lightscore.text.hubscr_languages.language`).
+        ValueError: a language not scored (`lightscore.text.hubscr.languages.language`).
 
     >>> stm_options("arabic")["case"], stm_options()["case"]
     ('sensitive', 'sclite')
     """
-    from lightscore.text.hubscr_languages import language as hubscr_language
+    from lightscore.text.hubscr.languages import language as hubscr_language
 
     sensitive = hubscr_language(language).case == "sensitive"
     return {**FORMAT_OPTIONS["stm"], **({"case": "sensitive"} if sensitive else {})}
@@ -104,16 +104,16 @@ def sclite_scps(
         hyp: The trn or ctm hypothesis.
         out_dir: Where the SCP files go.
         fmt: ``trn`` or ``stm`` when the suffixes do not tell (`input_format`).
-        glm: For stm + ctm: a GLM by name (`lightscore.text.glm.GLMS`) or path, applied to both
+        glm: For stm + ctm: a GLM by name (`lightscore.text.hubscr.glm.GLMS`) or path, applied to both
             sides as hubscr does; None filters nothing.
-        language: For stm + ctm: hubscr's ``-l`` (`lightscore.text.hubscr_languages`).
+        language: For stm + ctm: hubscr's ``-l`` (`lightscore.text.hubscr.languages`).
 
     Returns:
         `SCliteInputs`; ``options`` go to `lightscore.metrics.WER` beside the caller's own.
 
     Raises:
-        lightscore.text.trn.TrnError: a malformed trn line, or a hypothesis id the reference lacks.
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        lightscore.text.sclite.trn.TrnError: a malformed trn line, or a hypothesis id the reference lacks.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm or ctm line.
         ValueError: a GLM or a language given for trn or SCP input, or a language not scored.
 
     >>> import tempfile, pathlib
@@ -141,7 +141,7 @@ def sclite_scps(
         scp_ref = write_scp(out / "ref.scp", ((utt_id, refs[utt_id]) for utt_id, _ in rows))
         options = dict(FORMAT_OPTIONS["trn"])
         return SCliteInputs(scp_ref, write_scp(out / "hyp.scp", rows), None, options, "trn (sclite's markup read)")
-    from lightscore.text.hubscr import hubscr_rows
+    from lightscore.text.hubscr.pipeline import hubscr_rows
 
     segments = hubscr_rows(ref, hyp, glm, language=language)
     scp_ref = write_scp(out / "ref.scp", ((s.utt_id, s.ref) for s in segments))
@@ -190,8 +190,8 @@ def score_segments(
         How the input was made, as `sclite_scps` says it.
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
-        lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        lightscore.text.sclite.markup.MarkupError: a transcript the markup cannot read.
     """
     add_segments(metric, segments_reference(metric, ref, glm, language), hyp)
     return stm_note(glm, language)
@@ -202,9 +202,9 @@ def segments_reference(metric: Any, ref: str | os.PathLike, glm: str | os.PathLi
     once, it scores any number of ctm files (`add_segments`).
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm line.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm line.
     """
-    from lightscore.text.hubscr import HubscrReference
+    from lightscore.text.hubscr.pipeline import HubscrReference
 
     # The files' route folds as the language's sclite does, then as the metric does: A-Z if either folds.
     folds = metric.case == "sclite" or stm_options(language)["case"] == "sclite"
@@ -216,10 +216,10 @@ def add_segments(metric: Any, reference: Any, hyp: str | os.PathLike) -> None:
     """Add the counts of ctm ``hyp`` against ``reference`` (`segments_reference`) to ``metric``.
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed ctm line.
-        lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed ctm line.
+        lightscore.text.sclite.markup.MarkupError: a transcript the markup cannot read.
     """
-    from lightscore.text.hubscr import SegmentCounts
+    from lightscore.text.hubscr.pipeline import SegmentCounts
 
     counts = itemgetter(*map(SegmentCounts._fields.index, ("utt_id", "sub", "dele", "ins", "ref_len")))
     metric.add_counts(map(counts, reference.score(hyp)))  # the tuples taken in C: a corpus has tens of thousands
@@ -237,7 +237,7 @@ def _glm_note(glm: str | os.PathLike | None) -> str:
         return "no GLM"
     import hashlib
 
-    from lightscore.text.glm import glm_path
+    from lightscore.text.hubscr.glm import glm_path
 
     path = glm_path(glm)
     return f"GLM {path.name} (sha1 {hashlib.sha1(path.read_bytes()).hexdigest()[:8]}) csrfilt -dh"

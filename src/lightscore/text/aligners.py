@@ -27,7 +27,7 @@ class AlignerFunctions(NamedTuple):
 def aligner_functions(aligner: str) -> AlignerFunctions:
     """The functions of ``aligner``: ``"unit"`` (rapidfuzz, unit costs) or ``"sclite"`` (NIST sclite's weights).
 
-    `lightscore.text.sclite_align` is imported on first use: it needs numpy,
+    `lightscore.text.sclite.align` is imported on first use: it needs numpy,
     which ``import lightscore`` avoids.
 
     Args:
@@ -45,6 +45,6 @@ def aligner_functions(aligner: str) -> AlignerFunctions:
         raise ValueError(f"aligner {aligner!r} is not one of {', '.join(ALIGNERS)}")
     if aligner == "unit":
         return AlignerFunctions(sum_edits, count_edits, align)
-    from lightscore.text import sclite_align
+    from lightscore.text.sclite import align as sclite_align
 
     return AlignerFunctions(sclite_align.sum_sclite_edits, sclite_align.sclite_counts, sclite_align.sclite_align)

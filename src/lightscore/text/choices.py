@@ -10,13 +10,13 @@ command line offers them as choices. The aligners' names are
 (('sensitive', 'fold', 'sclite'), 'none', ('wer', 'cer', 'ter', 'sclite_cer', 'mer'))
 """
 
-from lightscore.text.sclite_case import CASE_PROFILES
+from lightscore.text.sclite.case import CASE_PROFILES
 
 __all__ = ["CASES", "ERROR_RATES", "MEETING_METRICS", "NORMALIZERS", "TRANSLATION_METRICS"]
 
 CASES = ("sensitive", "fold", *CASE_PROFILES)
 """``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
-``-e utf-8``); ``sclite_<localization>`` (``-e utf-8 babel_turkish``...: `lightscore.text.sclite_case`)."""
+``-e utf-8``); ``sclite_<localization>`` (``-e utf-8 babel_turkish``...: `lightscore.text.sclite.case`)."""
 NORMALIZERS = ("none", "whisper_english", "whisper_basic")
 ERROR_RATES = ("wer", "cer", "ter", "sclite_cer", "mer")
 """lightscore.metrics.WER, CER, TER, SCLiteCER (sclite -c) and MixedER, by the names the command line takes."""

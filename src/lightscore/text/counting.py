@@ -3,7 +3,7 @@
 `sum_edits` is the hot loop of `lightscore.metrics.error_rate`: per pair one
 tokenize and one count in C (rapidfuzz's unit-cost edit distance, the one
 jiwer 4 reports). The same loop serves sclite's weighted alignment
-(`lightscore.text.sclite_align.sum_sclite_edits`), whose count may put a
+(`lightscore.text.sclite.align.sum_sclite_edits`), whose count may put a
 pair aside for one exact pass at the end. `count_utterances` keeps each pair's
 counts too, for the per-utterance state; `aligner_functions` gives each aligner's
 functions. Nothing here imports numpy.

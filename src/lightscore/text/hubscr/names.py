@@ -2,7 +2,7 @@
 
 sclite folds names as it folds text, so two conversations whose names differ only in case become
 one (and get their words out of time order); and it stops at a ctm conversation the stm lacks.
-Each refusal is an `lightscore.text.stm_ctm.StmCtmError` naming the file, the line and the names.
+Each refusal is an `lightscore.text.hubscr.stm_ctm.StmCtmError` naming the file, the line and the names.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from lightscore.text.stm_ctm import CONVERSATION, Key, Segment, StmCtmError
+from lightscore.text.hubscr.stm_ctm import CONVERSATION, Key, Segment, StmCtmError
 
 __all__ = ["check_ctm_conversations", "check_ctm_names", "check_stm_names"]
 
@@ -24,7 +24,7 @@ def check_stm_names(segments: list[Segment], folded: dict[Key, Key], stm: str | 
     >>> a, b = Segment("sw1", "A", "s", 0, 1, "", "x", 1), Segment("SW1", "A", "s", 2, 3, "", "y", 2)
     >>> check_stm_names([a, b], {("sw1", "A"): ("sw1", "a"), ("SW1", "A"): ("sw1", "a")}, "ref.stm")
     Traceback (most recent call last):
-    lightscore.text.stm_ctm.StmCtmError: ref.stm line 2: conversation 'SW1 A' and 'sw1 A' differ only in case; ...
+    lightscore.text.hubscr.stm_ctm.StmCtmError: ref.stm line 2: conversation 'SW1 A' and 'sw1 A' differ ...
     """
     _refuse_clash(folded, segments, stm, lambda key: next(s.line for s in segments if CONVERSATION(s) == key))
 

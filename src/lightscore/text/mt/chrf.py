@@ -4,7 +4,7 @@ A segment's statistics are sacrebleu's: for each character order 1..nc, then
 each word order 1..nw, the triple (hypothesis n-grams, reference n-grams,
 matches), taken from the reference with the best sentence chrF (the first on a
 tie). They are integers, so a corpus is their sum. The n-grams are counted
-with numpy (`lightscore.text.ngram_counts`); `chrf_score` is sacrebleu's
+with numpy (`lightscore.text.mt.ngram_counts`); `chrf_score` is sacrebleu's
 ``CHRF._compute_f_score`` line for line.
 
 >>> stats = chrf_segment_stats(["a cat"], [["the cat"]], char_order=2, word_order=0)
@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from lightscore.text.mt_tokenize import SEPARATOR, SEPARATOR_WORD, split_stream
-from lightscore.text.ngram_counts import (
+from lightscore.text.mt.ngram_counts import (
     Sides,
     char_ids,
     clipped_matches,
@@ -32,6 +31,7 @@ from lightscore.text.ngram_counts import (
     segment_sums,
     word_ids,
 )
+from lightscore.text.mt.tokenizers import SEPARATOR, SEPARATOR_WORD, split_stream
 
 __all__ = ["chrf_score", "chrf_segment_stats", "chrf_signature", "remove_punctuation"]
 

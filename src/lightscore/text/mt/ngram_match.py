@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lightscore.text.ngram_counts import Sides
+from lightscore.text.mt.ngram_counts import Sides
 
 __all__ = ["clipped_match_sums", "fits", "relabel"]
 

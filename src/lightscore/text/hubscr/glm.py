@@ -25,8 +25,8 @@ from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 
-from lightscore.text.glm_cursor import _UPPER, Glm, GlmRule, rewrite
-from lightscore.text.spacing import OTHER_SPACES, single_spaced
+from lightscore.text.hubscr.glm_cursor import _UPPER, Glm, GlmRule, rewrite
+from lightscore.text.hubscr.spacing import OTHER_SPACES, single_spaced
 
 __all__ = ["GLMS", "Glm", "GlmError", "GlmRule", "csrfilt", "csrfilt_lines", "glm_path", "read_glm", "rewrite"]
 
@@ -55,7 +55,7 @@ def glm_path(name: str | os.PathLike) -> Path:
     'en20030506.glm'
     """
     if str(name) in GLMS:
-        return Path(__file__).parent / "glm" / f"{name}.glm"  # package data beside this module
+        return Path(__file__).parent / "glms" / f"{name}.glm"  # package data beside this module
     if not Path(name).is_file():
         raise GlmError(f"GLM {str(name)!r} is neither a file nor one of {', '.join(GLMS)}")
     return Path(name)

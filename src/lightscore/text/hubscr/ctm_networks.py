@@ -1,7 +1,7 @@
-"""A ctm hypothesis as sclite's network over a `lightscore.text.sclite_encode.Vocabulary`, without its text.
+"""A ctm hypothesis as sclite's network over a `lightscore.text.sclite.encode.Vocabulary`, without its text.
 
-`lightscore.text.hubscr` keeps a ctm as numbers into a table of shapes
-(`lightscore.text.ctm_words`): a shape is what csrfilt made of one ctm word (a
+`lightscore.text.hubscr.pipeline` keeps a ctm as numbers into a table of shapes
+(`lightscore.text.hubscr.ctm_words`): a shape is what csrfilt made of one ctm word (a
 word, several, or an alternation). `all_indices` gives every shape its
 vocabulary indices once; `hyp_network` strings a segment's items into the
 `Encoded` network ``encode(fold(shape_text(...)))`` would give, without writing
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from lightscore.text.ctm_words import Shape, shape_text
-from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, join_arc
+from lightscore.text.hubscr.ctm_words import Shape, shape_text
+from lightscore.text.sclite.encode import Encoded, Vocabulary, encode, join_arc
 
 __all__ = ["all_indices", "fold_all", "hyp_network"]
 

@@ -16,7 +16,7 @@ least and the greatest ``S`` over all optimal alignments (and a unit-cost
 distance often proves them equal at once); when they are equal, every optimal
 alignment, sclite's among them, has the same counts. Only the other pairs
 (ties that split errors differently, rare between words, common between
-characters) run the exact programme (`lightscore.text.sclite_traceback`),
+characters) run the exact programme (`lightscore.text.sclite.traceback`),
 vectorised with numpy over a batch, or for a long pair alone in bounded memory.
 """
 
@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from lightscore.text.alignment import Pair
 from lightscore.text.counting import Counts, sum_edits
-from lightscore.text.sclite_traceback import (
+from lightscore.text.sclite.traceback import (
     BLOCK_CELLS,
     CORRECT,
     DEL,
@@ -54,7 +54,7 @@ def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
     Tokens compare with ``==``; fold case before calling for sclite's default
     (case-insensitive) scoring. Runs the exact programme on every call: for
     reports, not for counting (`sclite_counts` is faster). Memory stays about
-    ``2 sqrt(len(ref))`` rows of costs (`lightscore.text.sclite_traceback.bounded_backtrace`),
+    ``2 sqrt(len(ref))`` rows of costs (`lightscore.text.sclite.traceback.bounded_backtrace`),
     not the whole table: a 20,000-word pair needs tens of MB.
 
     Args:

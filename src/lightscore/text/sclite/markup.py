@@ -1,7 +1,7 @@
 """sclite's reference markup inside the alignment: ``{ a / b c / @ }``, the null word ``@``, ``(word)`` and ``wor-``.
 
 sclite reads a reference, and a trn hypothesis too, as a network
-(`lightscore.text.sclite_network`): an alternation ``{ ... / ... }`` is a fork
+(`lightscore.text.sclite.network`): an alternation ``{ ... / ... }`` is a fork
 whose branches join before the next word, and ``@`` is the null word. It aligns
 the two networks at once (SCTK ``net_dp.c``): one cell per pair of arcs, each
 cell's cheapest predecessor (the first of equals, branches in the order
@@ -14,12 +14,12 @@ against ``@`` 1. On the path, ``@`` leaves no trace, an optionally deletable
 word left out counts as correct, and with ``-F`` a fragment (``wor-``,
 ``-ord``) is correct against any word it begins (ends).
 
-Without markup in a pair this is `lightscore.text.sclite_align` (same costs and
+Without markup in a pair this is `lightscore.text.sclite.align` (same costs and
 tie-breaking), which counts faster: `markup_counts` hands such pairs to it. Two
 lines without alternations or ``@`` (optional words, fragments) are aligned in
 numpy; only networks with forks take the cell-by-cell programme. Counting many
 pairs (`count_markup_pairs`, `count_encoded`) aligns them all at once instead
-(`lightscore.text.sclite_batch`, the same programme over arrays), tested equal
+(`lightscore.text.sclite.batch`, the same programme over arrays), tested equal
 to the cell-by-cell one and to ``sctk sclite``.
 """
 
@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from lightscore.text.sclite_align import sclite_align, sclite_counts
-from lightscore.text.sclite_batch import CHUNK_CELLS, batch_counts
-from lightscore.text.sclite_encode import Encoded, Vocabulary, encode, network
-from lightscore.text.sclite_network import (
+from lightscore.text.sclite.align import sclite_align, sclite_counts
+from lightscore.text.sclite.batch import CHUNK_CELLS, batch_counts
+from lightscore.text.sclite.encode import Encoded, Vocabulary, encode, network
+from lightscore.text.sclite.network import (
     GAP_COST,
     NULL_COST,
     NULL_PAIR_COST,
@@ -344,11 +344,11 @@ def count_markup_pairs(
 
 
 def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabulary) -> list[MarkupCounts]:
-    """`markup_counts` of networks read by `lightscore.text.sclite_encode.encode`, each pair where it counts fastest.
+    """`markup_counts` of networks read by `lightscore.text.sclite.encode.encode`, each pair where it counts fastest.
 
     Two plain lines (no alternation, ``@``, optional word or fragment) go to `sclite_counts`; a pair
     too long for a batch chunk to `markup_counts`; every other pair is aligned with the rest at once
-    (`lightscore.text.sclite_batch.batch_counts`). The counts are the same either way.
+    (`lightscore.text.sclite.batch.batch_counts`). The counts are the same either way.
 
     Args:
         pairs: ``(reference, hypothesis)`` networks over ``vocabulary``.

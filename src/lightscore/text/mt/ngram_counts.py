@@ -1,4 +1,4 @@
-"""Exact n-gram counting over a whole batch of segments with numpy, for chrF (BLEU: `lightscore.text.ngram_match`).
+"""Exact n-gram counting over a whole batch of segments with numpy, for chrF (BLEU: `lightscore.text.mt.ngram_match`).
 
 sacrebleu counts each segment's n-grams in a Python ``Counter`` of tuples; here
 every token (a word or a character) becomes a small integer, and an n-gram of a

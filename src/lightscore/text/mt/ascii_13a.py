@@ -4,7 +4,7 @@ Splitting a batch into Python strings and looking each up in a dict costs
 more than all of BLEU's n-gram counting. For ASCII text (the common case of
 English and many other targets) numpy reads the bytes instead: whitespace as
 ``str.split`` sees it ends a word, and a word of at most 9 characters that
-none of 13a's rules touch (`lightscore.text.token_ids` explains why a word
+none of 13a's rules touch (`lightscore.text.mt.token_ids` explains why a word
 can be tokenized alone) is its own token, whose key is its 9 characters packed
 7 bits each (no character is 0: the callers leave text holding NUL to the dict
 road). Only the other words, those 13a splits and those longer than 9
@@ -29,7 +29,7 @@ SHORT = 9
 """Longest word whose key is its packed characters (9 x 7 bits fit 63)."""
 
 _LONG_FLAG = np.uint64(1 << 63)  # keys of long pieces: this bit, then their number in AsciiKeys.long
-# every character a 13a rule can act on inside a word (the same set as lightscore.text.token_ids)
+# every character a 13a rule can act on inside a word (the same set as lightscore.text.mt.token_ids)
 _TOUCHED = re.compile(r"[\{-\~\[-\`!-\&\(-\+\:-\@\/.,\-]")
 # bytes.translate table: 0 for whitespace as str.split sees it, 2 for a character 13a's rules act on, else 1
 _KINDS = bytes(0 if chr(c).isspace() else 2 if c < 128 and _TOUCHED.search(chr(c)) else 1 for c in range(256))

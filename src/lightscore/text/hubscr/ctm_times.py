@@ -2,7 +2,7 @@
 
 csrfilt gives a word the GLM splits into ``m`` words equal parts of its time and
 prints each part ``%.3f``; sclite then reads the part back and takes its
-midpoint. `lightscore.text.ctm_words` needs only each item's start and
+midpoint. `lightscore.text.hubscr.ctm_words` needs only each item's start and
 midpoint, which are ``round(x, 3)`` of a few sums (``%.3f`` prints the same
 correctly rounded number). `round3` is that rounding for a whole array: numpy's
 ``rint(x * 1000) / 1000`` is the same double wherever ``x * 1000`` is not within a

@@ -5,7 +5,7 @@ token opening with ``{`` runs to its matching ``}``; an alternation's
 alternatives are split at ``/`` on its own depth and read the same way, so they
 nest. Each branch forks from the arcs before the alternation and the branches'
 last arcs all lead to what follows, in the order written (sclite keeps the first
-of equally cheap predecessors). `lightscore.text.sclite_markup` aligns two such
+of equally cheap predecessors). `lightscore.text.sclite.markup` aligns two such
 networks.
 """
 

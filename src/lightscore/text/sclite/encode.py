@@ -1,9 +1,9 @@
-"""Transcripts with sclite's markup as integer networks, for `lightscore.text.sclite_batch` to align many at once.
+"""Transcripts with sclite's markup as integer networks, for `lightscore.text.sclite.batch` to align many at once.
 
 A network here is ``(words, jumps, merges, ends)``: ``words[k]`` is the
 vocabulary index of arc ``k + 1`` (arc 0 is the head); every arc follows the
 arc before it except those ``jumps`` (one other predecessor) and ``merges``
-(several) list; ``ends`` are the final arcs. It is `lightscore.text.sclite_network.parse_reference`'s
+(several) list; ``ends`` are the final arcs. It is `lightscore.text.sclite.network.parse_reference`'s
 network without one Python object per arc: a corpus repeats its words, so each
 distinct token becomes a `Word` once (`Vocabulary`).
 
@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lightscore.text.sclite_network import Network, Word, _word, gap_cost, parse_reference
+from lightscore.text.sclite.network import Network, Word, _word, gap_cost, parse_reference
 
 __all__ = ["Encoded", "Vocabulary", "encode", "join_arc", "network"]
 
@@ -126,7 +126,7 @@ def encode(text: str, vocabulary: Vocabulary) -> Encoded:
 
 
 def network(encoded: Encoded, vocabulary: Vocabulary) -> Network:
-    """``encoded`` as `lightscore.text.sclite_network.parse_reference` gives it (arcs with their words).
+    """``encoded`` as `lightscore.text.sclite.network.parse_reference` gives it (arcs with their words).
 
     >>> v = Vocabulary(False, False)
     >>> network(encode("{ a / b c } d", v), v) == parse_reference("{ a / b c } d")

@@ -2,7 +2,7 @@
 
 The shifting edit distance is sacrebleu's algorithm (``sacrebleu.metrics.lib_ter``)
 with every tie-break, run over the whole batch at once with numpy
-(`lightscore.text.ter_beam`, tested equal to sacrebleu's own function). A
+(`lightscore.text.mt.ter_beam`, tested equal to sacrebleu's own function). A
 segment's statistics are integers: the fewest edits over its references, the
 sum of its references' lengths and their number, so merging is exact;
 sacrebleu's average reference length is their quotient.
@@ -21,8 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from lightscore.text.mt_tokenize import tercom_tokenizer
-from lightscore.text.ter_beam import edit_counts
+from lightscore.text.mt.ter_beam import edit_counts
+from lightscore.text.mt.tokenizers import tercom_tokenizer
 
 __all__ = ["ter_ref_length", "ter_score", "ter_segment_stats", "ter_signature", "tercom_tokenizer", "tercom_words"]
 

@@ -2,17 +2,17 @@
 
 What ``hubscr`` runs, step for step: ``csrfilt -i stm -t ref -dh <glm>`` on the
 reference and ``csrfilt -i ctm -t hyp -dh <glm>`` on the hypothesis
-(`lightscore.text.glm`; a ctm word the GLM turns into several, or into an
+(`lightscore.text.hubscr.glm`; a ctm word the GLM turns into several, or into an
 alternation, is split into equal parts of its time, printed ``%.3f`` as csrfilt
 prints them), then ``sclite -r ref stm -h hyp ctm -F -D``: each segment gets its
-words (`lightscore.text.stm_ctm.assign_words`) and the two networks are aligned
-(`lightscore.text.sclite_markup`), case folded A-Z as sclite does.
+words (`lightscore.text.hubscr.stm_ctm.assign_words`) and the two networks are aligned
+(`lightscore.text.sclite.markup`), case folded A-Z as sclite does.
 
 `hubscr` takes the short way to the same counts: the ctm goes through the GLM
 word by word straight into its items' words and midpoints
-(`lightscore.text.ctm_words`, no lines printed and read back), a hypothesis
+(`lightscore.text.hubscr.ctm_words`, no lines printed and read back), a hypothesis
 becomes its network without being written as text, and every segment is aligned
-at once (`lightscore.text.sclite_batch`). `hubscr_rows` gives the segments as text.
+at once (`lightscore.text.sclite.batch`). `hubscr_rows` gives the segments as text.
 """
 
 from __future__ import annotations
@@ -24,14 +24,21 @@ from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
-from lightscore.text.ctm_networks import all_indices, fold_all, hyp_network
-from lightscore.text.ctm_words import NUMERIC, Csrfilt, CtmShapes, Shape, filtered_items, numbered, shape_text, words_of
-from lightscore.text.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
-from lightscore.text.hubscr_languages import language as hubscr_language
-from lightscore.text.sclite_case import sclite_fold
-from lightscore.text.sclite_encode import Encoded, Vocabulary, encode
-from lightscore.text.sclite_markup import count_encoded
-from lightscore.text.stm_ctm import (
+from lightscore.text.hubscr.ctm_networks import all_indices, fold_all, hyp_network
+from lightscore.text.hubscr.ctm_words import (
+    NUMERIC,
+    Csrfilt,
+    CtmShapes,
+    Shape,
+    filtered_items,
+    numbered,
+    shape_text,
+    words_of,
+)
+from lightscore.text.hubscr.glm import Glm, csrfilt, csrfilt_lines, glm_path, read_glm
+from lightscore.text.hubscr.languages import language as hubscr_language
+from lightscore.text.hubscr.names import check_ctm_conversations, check_ctm_names, check_stm_names
+from lightscore.text.hubscr.stm_ctm import (
     CONVERSATION,
     Segment,
     assign_words,
@@ -40,7 +47,9 @@ from lightscore.text.stm_ctm import (
     read_stm,
     sort_ctm_lines,
 )
-from lightscore.text.stm_ctm_names import check_ctm_conversations, check_ctm_names, check_stm_names
+from lightscore.text.sclite.case import sclite_fold
+from lightscore.text.sclite.encode import Encoded, Vocabulary, encode
+from lightscore.text.sclite.markup import count_encoded
 
 __all__ = ["HubscrReference", "SegmentCounts", "SegmentRow", "filter_ctm_lines", "hubscr", "hubscr_rows"]
 
@@ -65,9 +74,9 @@ def filter_ctm_lines(
 
     Args:
         lines: ctm lines.
-        glm: From `lightscore.text.glm.read_glm`.
+        glm: From `lightscore.text.hubscr.glm.read_glm`.
         delete_hyphens: csrfilt's ``-dh`` (hubscr passes it).
-        upcase, latin1: Not ``-s``, and ``-e`` (`lightscore.text.glm.csrfilt`).
+        upcase, latin1: Not ``-s``, and ``-e`` (`lightscore.text.hubscr.glm.csrfilt`).
 
     Yields:
         The filtered lines, as csrfilt writes them.
@@ -132,16 +141,16 @@ class HubscrReference:
 
     Args:
         stm: The reference.
-        glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
+        glm: A GLM by name (`lightscore.text.hubscr.glm.GLMS`) or path, or None to filter nothing.
         case: The localization of sclite's case folding (``generic``: A-Z), or ``sensitive`` (``-s``);
             None: the language's.
         optional_deletable: sclite's ``-D`` (hubscr passes it).
         fragments: sclite's ``-F`` (hubscr passes it).
-        language: hubscr's ``-l``: english, spanish, italian or arabic (`lightscore.text.hubscr_languages`).
+        language: hubscr's ``-l``: english, spanish, italian or arabic (`lightscore.text.hubscr.languages`).
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm line.
-        lightscore.text.glm.GlmError: an unknown GLM.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm line.
+        lightscore.text.hubscr.glm.GlmError: an unknown GLM.
         ValueError: a language not scored here.
 
     >>> import pathlib, tempfile
@@ -190,8 +199,8 @@ class HubscrReference:
         """Score ``ctm`` as ``hubscr`` does: one `SegmentCounts` per scored segment, in sclite's order.
 
         Raises:
-            lightscore.text.stm_ctm.StmCtmError: a malformed ctm line, or a conversation the stm has not.
-            lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+            lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed ctm line, or a conversation the stm has not.
+            lightscore.text.sclite.markup.MarkupError: a transcript the markup cannot read.
         """
         vocabulary, fold = self._vocabulary, self._fold
         with _collector_paused():  # the corpus is freed with these locals, before the collector is back
@@ -284,22 +293,22 @@ def hubscr_rows(
     """The segments ``hubscr`` scores, filtered and chopped: ``WER(markup=True, ...)`` on them gives its counts.
 
     The hypothesis text writes a ctm alternation as ``{ a b / c }``; both texts are case-folded
-    as sclite folds them (``case``: a localization of `lightscore.text.sclite_case`, or ``sensitive``).
+    as sclite folds them (``case``: a localization of `lightscore.text.sclite.case`, or ``sensitive``).
 
     Args:
         stm: The reference.
         ctm: The hypothesis.
-        glm: A GLM by name (`lightscore.text.glm.GLMS`) or path, or None to filter nothing.
+        glm: A GLM by name (`lightscore.text.hubscr.glm.GLMS`) or path, or None to filter nothing.
         case: ``generic`` (A-Z, sclite's default), another localization, or ``sensitive`` (``-s``);
             None: the language's.
-        language: hubscr's ``-l`` (`lightscore.text.hubscr_languages`).
+        language: hubscr's ``-l`` (`lightscore.text.hubscr.languages`).
 
     Returns:
         One `SegmentRow` per scored segment, in sclite's order.
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
-        lightscore.text.glm.GlmError: an unknown GLM.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        lightscore.text.hubscr.glm.GlmError: an unknown GLM.
         ValueError: a language not scored here.
     """
     return HubscrReference(stm, glm, case, language=language).rows(ctm)
@@ -316,7 +325,7 @@ def hubscr(
 ) -> list[SegmentCounts]:
     """Score a ctm hypothesis against an stm reference as ``hubscr -h hub5 -l <language>`` does.
 
-    All segments are aligned together (`lightscore.text.sclite_markup.count_encoded`); a hypothesis goes from its
+    All segments are aligned together (`lightscore.text.sclite.markup.count_encoded`); a hypothesis goes from its
     ctm items straight to its network, without being written as text first.
 
     Args:
@@ -329,9 +338,9 @@ def hubscr(
         One `SegmentCounts` per scored segment, in sclite's order.
 
     Raises:
-        lightscore.text.stm_ctm.StmCtmError: a malformed stm or ctm line.
-        lightscore.text.glm.GlmError: an unknown GLM.
-        lightscore.text.sclite_markup.MarkupError: a transcript the markup cannot read.
+        lightscore.text.hubscr.stm_ctm.StmCtmError: a malformed stm or ctm line.
+        lightscore.text.hubscr.glm.GlmError: an unknown GLM.
+        lightscore.text.sclite.markup.MarkupError: a transcript the markup cannot read.
         ValueError: a language not scored here.
     """
     return HubscrReference(stm, glm, case, optional_deletable, fragments, language).score(ctm)

@@ -3,7 +3,7 @@
 The id is the last parenthesized group of the line, as sclite reads it, so the
 text may hold ``(word)`` markup and an empty text is just ``(utt_id)``. Lines
 starting ``;;`` are comments and blank lines are skipped. A trn reference is
-scored with its markup read (`lightscore.text.sclite_markup`), as sclite does.
+scored with its markup read (`lightscore.text.sclite.markup`), as sclite does.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def parse_trn_line(line: str) -> tuple[str, str] | None:
     >>> parse_trn_line("no id here")
     Traceback (most recent call last):
     ...
-    lightscore.text.trn.TrnError: the line does not end with (utt_id): 'no id here'
+    lightscore.text.sclite.trn.TrnError: the line does not end with (utt_id): 'no id here'
     """
     stripped = line.strip()
     if not stripped or stripped.startswith(";;"):

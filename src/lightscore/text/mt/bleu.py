@@ -4,7 +4,7 @@ A segment's statistics are sacrebleu's list: hypothesis length, closest
 reference length, then the clipped n-gram matches and the hypothesis n-gram
 totals for orders 1..N. They are integers, so a corpus is their sum and merging
 ranks is exact. `bleu_segment_stats` counts a batch with numpy
-(`lightscore.text.ngram_match`); `bleu_score` is sacrebleu's ``compute_bleu``
+(`lightscore.text.mt.ngram_match`); `bleu_score` is sacrebleu's ``compute_bleu``
 line for line, so the same statistics (of the same number types) give the same
 float.
 
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from lightscore.text.mt_tokenize import SEPARATOR
-from lightscore.text.ngram_counts import Sides, segment_slices, word_ids
-from lightscore.text.ngram_match import clipped_match_sums, fits, relabel
+from lightscore.text.mt.ngram_counts import Sides, segment_slices, word_ids
+from lightscore.text.mt.ngram_match import clipped_match_sums, fits, relabel
+from lightscore.text.mt.tokenizers import SEPARATOR
 
 __all__ = ["SMOOTH_DEFAULTS", "bleu_score", "bleu_segment_stats", "bleu_side_stats", "bleu_signature"]
 
@@ -41,8 +41,8 @@ def bleu_segment_stats(
     """sacrebleu's BLEU statistics of each segment, from token streams.
 
     Args:
-        hyps: The hypotheses' tokens, one stream with `lightscore.text.mt_tokenize.SEPARATOR`
-            between segments (`lightscore.text.mt_tokenize.token_stream`).
+        hyps: The hypotheses' tokens, one stream with `lightscore.text.mt.tokenizers.SEPARATOR`
+            between segments (`lightscore.text.mt.tokenizers.token_stream`).
         refs: One such stream per reference, aligned with ``hyps``.
         present: bool ``(len(refs), segments)``: False where a segment has no such reference
             (sacrebleu's None: it is neither matched nor a candidate length). None: all present.
@@ -58,7 +58,7 @@ def bleu_segment_stats(
 
 
 def bleu_side_stats(sides: Sides, present: np.ndarray | None = None, max_order: int = 4) -> np.ndarray:
-    """`bleu_segment_stats` from token ids (`lightscore.text.token_ids.TokenIds`): side 0 the hypotheses.
+    """`bleu_segment_stats` from token ids (`lightscore.text.mt.token_ids.TokenIds`): side 0 the hypotheses.
 
     >>> ids = [np.array([0, 1], np.uint64), np.array([0], np.uint64)]
     >>> bleu_side_stats((ids, [np.array([2]), np.array([1])]), max_order=1).tolist()

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lightscore.text.spacing import single_spaced
+from lightscore.text.hubscr.spacing import single_spaced
 
 __all__ = [
     "CONVERSATION",

@@ -8,7 +8,7 @@ drops it. `rewrite` gives the same text while visiting far fewer places: the
 rules are indexed by their source's first characters, each distinct word of the
 text learns once which rules could match in it (`_Rules`), and the cursor stops
 only at the words some rule may match in. The parsed GLM (`Glm`, `GlmRule`) lives
-here; `lightscore.text.glm` reads GLM files and runs csrfilt's pipeline around this.
+here; `lightscore.text.hubscr.glm` reads GLM files and runs csrfilt's pipeline around this.
 """
 
 from __future__ import annotations
@@ -89,14 +89,14 @@ def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> 
 
     Args:
         text: The text, as csrfilt hands it over (already padded with spaces).
-        glm: From `lightscore.text.glm.read_glm`.
+        glm: From `lightscore.text.hubscr.glm.read_glm`.
         input_type: ``trn``, ``stm``, ``ctm``... (for input-dependent sections).
         purpose: ``ref`` or ``hyp`` (csrfilt's ``-t``), or "".
 
     Returns:
         The rewritten text.
 
-    >>> from lightscore.text.glm import glm_path, read_glm
+    >>> from lightscore.text.hubscr.glm import glm_path, read_glm
     >>> rewrite(" UH HUH GONNA ", read_glm(glm_path("en20030506")))
     ' %HESITATION %HESITATION GOING TO '
     """

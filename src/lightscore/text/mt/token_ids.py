@@ -10,7 +10,7 @@ per word (the tests check it equals ``Tokenizer13a`` line by line). Other
 tokenizers run per line (sacrebleu's own) before the same look-up. The cache is
 cleared past ``limit`` words, so memory stays flat on any corpus.
 
->>> from lightscore.text.mt_tokenize import bleu_tokenizer
+>>> from lightscore.text.mt.tokenizers import bleu_tokenizer
 >>> ids, lengths = TokenIds(bleu_tokenizer("13a")).encode([["a,b c"], ["c a"]])
 >>> [i.tolist() for i in ids], [n.tolist() for n in lengths]
 ([[1, 0, 2, 3], [3, 1]], [[4], [2]])
@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lightscore.text.ascii_13a import AsciiKeys
-from lightscore.text.mt_tokenize import SEPARATOR, Tokenizer, token_stream
+from lightscore.text.mt.ascii_13a import AsciiKeys
+from lightscore.text.mt.tokenizers import SEPARATOR, Tokenizer, token_stream
 
 __all__ = ["TokenIds"]
 
@@ -38,7 +38,7 @@ class TokenIds:
     """Token ids of several sides of the same segments (hypotheses, references), dense within one call.
 
     Args:
-        tokenizer: A sacrebleu BLEU tokenizer (`lightscore.text.mt_tokenize.bleu_tokenizer`).
+        tokenizer: A sacrebleu BLEU tokenizer (`lightscore.text.mt.tokenizers.bleu_tokenizer`).
         limit: Words kept in the cache before it is cleared.
     """
 
@@ -67,7 +67,7 @@ class TokenIds:
             sides: Per side, its segments already lower-cased and right-stripped as BLEU does.
 
         Returns:
-            ``(ids, lengths)`` as `lightscore.text.ngram_counts.word_ids` returns them.
+            ``(ids, lengths)`` as `lightscore.text.mt.ngram_counts.word_ids` returns them.
         """
         if len(self.words) > self.limit:
             self._clear()
@@ -89,7 +89,7 @@ class TokenIds:
         return [rank[k] for k in kept], lengths
 
     def _ascii_encode(self, texts: list[str], n_lines: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """`encode` of ASCII sides: numpy finds the tokens (`lightscore.text.ascii_13a`), one sort ranks their keys."""
+        """`encode` of ASCII sides: numpy finds the tokens (`text.mt.ascii_13a`), one sort ranks their keys."""
         keys, lengths = zip(*(self.ascii.keys(text, n) for text, n in zip(texts, n_lines)))
         _, dense = np.unique(np.concatenate(keys), return_inverse=True)
         cuts = np.cumsum([len(k) for k in keys])[:-1]

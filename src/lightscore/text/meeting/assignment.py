@@ -11,7 +11,7 @@ rapidfuzz, in C. ORC-WER (`orc_counts`) gives each reference segment to the
 hypothesis stream that makes the fewest errors overall: meeteval's multi-stream
 Levenshtein search, vectorized with numpy over the grid of stream positions and
 walked back the way meeteval's C++ walks it, so ties pick the same streams.
-tcpWER lives in `lightscore.text.time_constrained`. Nothing here imports torch.
+tcpWER lives in `lightscore.text.meeting.time_constrained`. Nothing here imports torch.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A ctm hypothesis through csrfilt's GLM filter, read straight into what sclite's scoring needs of it.
 
 ``hubscr`` runs ``csrfilt -i ctm -t hyp -dh`` and sclite reads the printed lines
-back (`lightscore.text.hubscr.filter_ctm_lines`, then
-`lightscore.text.stm_ctm.read_ctm`). Scoring needs only each item's words and
-its midpoint (`lightscore.text.stm_ctm.assign_words`), so `filtered_words`
+back (`lightscore.text.hubscr.pipeline.filter_ctm_lines`, then
+`lightscore.text.hubscr.stm_ctm.read_ctm`). Scoring needs only each item's words and
+its midpoint (`lightscore.text.hubscr.stm_ctm.assign_words`), so `filtered_words`
 goes there directly: each distinct word is filtered once into its *shape* (its
 alternatives, each a tuple of words), and a line's times are worked out only as
 far as its items' latest midpoints. A word csrfilt splits gets equal parts of its
@@ -22,10 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lightscore.text.ctm_fields import Fields, ctm_fields
-from lightscore.text.ctm_times import alternation_times, split_times
-from lightscore.text.glm import Glm, csrfilt_lines
-from lightscore.text.stm_ctm import CtmItem
+from lightscore.text.hubscr.ctm_fields import Fields, ctm_fields
+from lightscore.text.hubscr.ctm_times import alternation_times, split_times
+from lightscore.text.hubscr.glm import Glm, csrfilt_lines
+from lightscore.text.hubscr.stm_ctm import CtmItem
 
 __all__ = [
     "ALT_MARKS",
@@ -48,7 +48,7 @@ class CtmShapes(NamedTuple):
     """A ctm's items as numbers into a table of shapes (a corpus repeats its words: each shape is one object).
 
     ``ids[key][k]`` is the ``shapes`` entry of conversation ``key``'s item ``k`` (by time), ``midpoints[key][k]``
-    its `lightscore.text.stm_ctm.CtmItem.midpoint`.
+    its `lightscore.text.hubscr.stm_ctm.CtmItem.midpoint`.
     """
 
     shapes: list[Shape]
@@ -108,7 +108,7 @@ class Csrfilt(NamedTuple):
     latin1: bool = False  # -e
 
     def lines(self, texts: list[str]) -> list[str]:
-        """`lightscore.text.glm.csrfilt_lines` of ctm words, ``-i ctm -t hyp -dh``."""
+        """`lightscore.text.hubscr.glm.csrfilt_lines` of ctm words, ``-i ctm -t hyp -dh``."""
         return csrfilt_lines(texts, self.glm, "ctm", "hyp", self.upcase, True, self.latin1)
 
 
@@ -121,7 +121,7 @@ def _filter_all(words: Iterable[str], conf: bool, csrfilt: Csrfilt, known: dict[
 
 
 def _read(text: str, conf: bool) -> _Filtered:
-    """`lightscore.text.hubscr.filter_ctm_lines`'s reading of what csrfilt made of a word (of a line with or
+    """`lightscore.text.hubscr.pipeline.filter_ctm_lines`'s reading of what csrfilt made of a word (of a line with or
     without a confidence field)."""
     if conf and " " not in text and not _MARKS.search(text):  # one word, retimed (most of a ctm with confidences)
         return _PRINTED if text in ALT_MARKS else _Filtered(1, (((text,),),), ())
@@ -154,7 +154,7 @@ def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = 
 
     Args:
         path: The ctm file.
-        glm: From `lightscore.text.glm.read_glm`, or with csrfilt's switches (`Csrfilt`).
+        glm: From `lightscore.text.hubscr.glm.read_glm`, or with csrfilt's switches (`Csrfilt`).
         encoding: The file's.
 
     Returns:
@@ -179,10 +179,10 @@ def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> C
     """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
-    or one alternation), timed by `lightscore.text.ctm_times` for all lines at once.
+    or one alternation), timed by `lightscore.text.hubscr.ctm_times` for all lines at once.
 
     Args:
-        fields: The ctm's fields (`lightscore.text.ctm_fields.ctm_fields`).
+        fields: The ctm's fields (`lightscore.text.hubscr.ctm_fields.ctm_fields`).
         csrfilt, known: The filter, and the words filtered so far (without and with a confidence field).
     """
     if fields.width < 5:
@@ -252,7 +252,7 @@ def _expanded(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _alternation_times(
     table: _WordTable, word: np.ndarray, lines: np.ndarray, begin: np.ndarray, duration: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Start and midpoint of the alternations on ``lines`` (`lightscore.text.ctm_times.alternation_times`)."""
+    """Start and midpoint of the alternations on ``lines`` (`lightscore.text.hubscr.ctm_times.alternation_times`)."""
     lengths = [table.lengths[k] for k in word[lines].tolist()]
     sizes = np.fromiter(map(len, lengths), dtype=np.int64, count=len(lengths))
     owner = np.repeat(np.arange(len(lines)), sizes)
@@ -338,7 +338,7 @@ def words_of(item: CtmItem) -> Shape:
 
 
 def shape_text(shapes: list[Shape]) -> str:
-    """`lightscore.text.stm_ctm.hyp_text` of shapes: words, and alternations as ``{ a b / c }`` (``@`` for none).
+    """`lightscore.text.hubscr.stm_ctm.hyp_text` of shapes: words, and alternations as ``{ a b / c }`` (``@`` for none).
 
     >>> shape_text([(("a",),), (("b", "c"), ())])
     'a { b c / @ }'

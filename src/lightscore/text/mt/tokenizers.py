@@ -1,7 +1,7 @@
 """Machine-translation tokenizers equal to sacrebleu 2.6's: BLEU's (13a, intl, zh, char, none, mecab) and Tercom's.
 
 sacrebleu's own tokenizer classes are the reference and are used as they are;
-BLEU's metric takes 13a per distinct word (`lightscore.text.token_ids`); the
+BLEU's metric takes 13a per distinct word (`lightscore.text.mt.token_ids`); the
 faster path here is `tokenize_13a_batch`, which runs 13a's regular
 expressions once over a whole batch instead of once per segment (the tests
 check it equals ``Tokenizer13a`` on generated text). The tokens of a batch come

@@ -4,10 +4,10 @@ Each segment's words get pseudo word-level times (`PSEUDO_WORD_TIMINGS`, meeteva
 strategies; the hypothesis' are widened by the collar), a reference and a
 hypothesis word may be paired (correct or substituted) only when their times
 overlap, and the speaker assignment is the Hungarian one on the matrix of these
-time-constrained distances (`lightscore.text.multispeaker.assign`). The
+time-constrained distances (`lightscore.text.meeting.assignment.assign`). The
 Levenshtein matrices are filled as meeteval's C++ fills them (pruned to the band
 of overlapping words when the start times are sorted, whole otherwise), all
-speaker pairs of a session at once with numpy (`lightscore.text.tc_bands`), and
+speaker pairs of a session at once with numpy (`lightscore.text.meeting.tc_bands`), and
 only the assigned pairs are traced back, with meeteval's preference (pair, then
 deletion, then insertion), so the S/D/I breakdown matches too. Times are floats
 and every formula keeps meeteval's order of operations, so the same float inputs
@@ -19,8 +19,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lightscore.text.multispeaker import SessionCounts, assign
-from lightscore.text.tc_bands import Bands, Stream, band_width, fill_bands, keeps_rows, stream, trace, whole_matrices
+from lightscore.text.meeting.assignment import SessionCounts, assign
+from lightscore.text.meeting.tc_bands import (
+    Bands,
+    Stream,
+    band_width,
+    fill_bands,
+    keeps_rows,
+    stream,
+    trace,
+    whole_matrices,
+)
 
 __all__ = ["PSEUDO_WORD_TIMINGS", "pseudo_word_times", "tc_levenshtein", "tcp_counts"]
 

@@ -1,4 +1,4 @@
-"""`lightscore.text.sclite_batch`'s programme for references that are lines and costs in whole numbers, by columns.
+"""`lightscore.text.sclite.batch`'s programme for references that are lines and costs in whole numbers, by columns.
 
 When no reference of a chunk forks and no ``@`` is on either side (every cost
 0, 2, 3 or 4), the table fills one hypothesis arc (column) at a time for every
@@ -9,7 +9,7 @@ deletion prefix sum (``steps``, exact in integers), so that chain is a plain
 running minimum, and a column is ``(ref arc, pair)``: four whole contiguous
 array operations per column. Only the costs are kept; the walk back reads
 sclite's choice at each cell of the path from them (`ColumnCosts.step`), as
-`lightscore.text.sclite_batch`'s pointers would have stored it: substitution
+`lightscore.text.sclite.batch`'s pointers would have stored it: substitution
 if no dearer than deletion and insertion, else deletion if cheaper than
 insertion, else insertion, each from the first of equally cheap predecessors.
 Comparing the three in one row, the row's prefix sum cancels out.

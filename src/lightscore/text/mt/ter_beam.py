@@ -14,7 +14,7 @@ length, so a cached row is the row it would compute), so leaving it out is
 exact. sacrebleu's own ``trace_to_alignment`` and ``_perform_shift`` are used
 as they are.
 
-Shortcuts that are exact too (`lightscore.text.ter_bounds` proves the bounds):
+Shortcuts that are exact too (`lightscore.text.mt.ter_bounds` proves the bounds):
 a hypothesis equal to its reference costs 0; a pair whose distance already
 equals the best any reordering can reach stops without a search (no shift can
 lower it), which covers a shorter side that is a subsequence of the longer
@@ -35,7 +35,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from lightscore.text.ter_bounds import BEAM_WIDTH, bag_bound, band_covers, plain_distance, plain_is_beam
+from lightscore.text.mt.ter_bounds import BEAM_WIDTH, bag_bound, band_covers, plain_distance, plain_is_beam
 
 __all__ = ["beam_distances", "edit_counts", "shifted_pairs"]
 

@@ -1,6 +1,6 @@
 """sclite's network alignment (SCTK ``net_dp.c``) for many pairs at once, in numpy: sclite's counts per pair.
 
-The same programme as `lightscore.text.sclite_markup`'s cell-by-cell one, with
+The same programme as `lightscore.text.sclite.markup`'s cell-by-cell one, with
 every pair of a chunk in one array: cells ``(pair, ref arc, hyp arc)`` in
 float32 (sclite's C floats, so ``@``'s 0.001 rounds as there), each cell's
 cheapest predecessor the first of equals (``argmin``), then substitution if no
@@ -9,7 +9,7 @@ else insertion. A reference arc's row takes its deletions and substitutions
 from the rows before it in a few whole-array steps; only the insertion chain
 along the hypothesis goes arc by arc, every pair of the chunk together. The
 back pointers are kept and walked back for all pairs at once, counting as
-`lightscore.text.sclite_markup.markup_align` marks: ``@`` leaves no trace, an
+`lightscore.text.sclite.markup.markup_align` marks: ``@`` leaves no trace, an
 optionally deletable word left out or put in is correct.
 
 Pairs are sorted by size and cut into chunks, so padding (arcs past a pair's own, never read) stays small.
@@ -23,28 +23,28 @@ from itertools import chain
 
 import numpy as np
 
-from lightscore.text.sclite_columns import ColumnCosts
-from lightscore.text.sclite_encode import Encoded, Vocabulary
-from lightscore.text.sclite_network import equal_words
+from lightscore.text.sclite.columns import ColumnCosts
+from lightscore.text.sclite.encode import Encoded, Vocabulary
+from lightscore.text.sclite.network import equal_words
 
 __all__ = ["CHUNK_CELLS", "batch_counts"]
 
 CHUNK_CELLS = 1_000_000
 """Cells (pairs x reference arcs x hypothesis arcs) of one chunk, about 12 MB of costs and pointers: a pair
-with more is one chunk alone, so callers send long pairs elsewhere (`lightscore.text.sclite_markup.count_encoded`)."""
+with more is one chunk alone, so callers send long pairs elsewhere (`lightscore.text.sclite.markup.count_encoded`)."""
 
 
 def batch_counts(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabulary) -> list[tuple[int, int, int, int]]:
     """``(S, D, I, reference words of the path)`` of sclite's alignment of each (reference, hypothesis) network.
 
     Args:
-        pairs: Networks from `lightscore.text.sclite_encode.encode`, over ``vocabulary``.
+        pairs: Networks from `lightscore.text.sclite.encode.encode`, over ``vocabulary``.
         vocabulary: Their words.
 
     Returns:
-        One ``(sub, dele, ins, ref_len)`` per pair, as `lightscore.text.sclite_markup.markup_counts` gives.
+        One ``(sub, dele, ins, ref_len)`` per pair, as `lightscore.text.sclite.markup.markup_counts` gives.
 
-    >>> from lightscore.text.sclite_encode import encode
+    >>> from lightscore.text.sclite.encode import encode
     >>> v = Vocabulary(optional=True, fragments=True)
     >>> pairs = [("{ um / uh } yes", "uh yes"), ("(a) wor- b", "word c")]
     >>> batch_counts([(encode(ref, v), encode(hyp, v)) for ref, hyp in pairs], v)
