@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Iterable
 from itertools import chain
+from math import isfinite
 from typing import NamedTuple
 
 import numpy as np
@@ -279,6 +280,8 @@ def _line_by_line(rows: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, di
         try:
             begin, duration = float(fields[2]), float(fields[3])
         except ValueError:
+            return None
+        if not (isfinite(begin) and isfinite(duration)):  # "nan", "inf": the printed route's reader refuses them
             return None
         if fields[0] != file or fields[1] != channel:  # a ctm keeps a conversation's lines together
             file, channel = fields[0], fields[1]

@@ -18,6 +18,7 @@ channels, labels or alternations; this module keeps what sclite needs.)
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterable
@@ -84,6 +85,10 @@ def _number(text: str, what: str, where: str, number: int) -> float:
         return float(text)
     except ValueError:
         raise StmCtmError(f"{where} line {number}: {what} {text!r} is not a number") from None
+    # issue 38: float() takes "nan" and "inf", which would scramble a ctm's time order (sclite has no such times)
+    if not math.isfinite(value):
+        raise StmCtmError(f"{where} line {number}: {what} {text!r} is not a finite number")
+    return value
 
 
 def _content(lines: Iterable[str]) -> Iterable[tuple[int, list[str], str]]:
