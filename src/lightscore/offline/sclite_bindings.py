@@ -11,22 +11,46 @@ An entry whose ``ref`` and ``hyp`` sources end in ``.trn`` (both) or ``.stm`` an
 
 For each test set, rank 0 turns the files into SCP files
 (`lightscore.offline.sclite_inputs.sclite_scps`) in the hidden folder
-``<test>/.sclite/<ref>-<hyp>/``, and the metric is built for that test set with
+``<test>/.sclite/<ref>-<hyp>-<key>/``, and the metric is built for that test set with
 the options that score them as sclite (markup; for stm/ctm ``-D -F`` and the
 stm speakers as ``utt2spk``). Options the entry sets itself win.
+
+The ``<key>`` (`conversion_key`) is a hash of everything the folder's content
+depends on: the format, the bytes of both files, the GLM's bytes, the language
+and the lightscore version. Entries with different GLMs or languages therefore
+get folders of their own, and a folder is never changed once made: it is built
+beside its place and renamed into it whole, so a concurrent ``measure`` run
+finds either no folder (and builds its own) or a complete one, which it reuses.
+No link is followed: the test set's folder, ``.sclite`` and the conversion
+folder must be real folders (`lightscore.offline.dataset_columns.refuse_link`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import hashlib
+import json
+import os
 import shutil
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lightscore.offline.dataset_columns import refuse_link
 from lightscore.offline.sclite_inputs import FORMAT_OPTIONS, input_format, sclite_scps, stm_options
 
-__all__ = ["SCLITE_SUFFIXES", "ScliteBinding", "format_options", "sclite_binding"]
+__all__ = [
+    "SCLITE_SUFFIXES",
+    "ScliteBinding",
+    "conversion_folder",
+    "conversion_key",
+    "convert_once",
+    "format_options",
+    "sclite_binding",
+]
 
 SCLITE_SUFFIXES = (".trn", ".stm", ".ctm")
 
@@ -60,18 +84,103 @@ class ScliteBinding:
         for path in (ref, hyp):
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such file (bound as {self.fmt} input)")
-        out = test_dir / ".sclite" / f"{Path(sources['ref']).stem}-{Path(sources['hyp']).stem}"
+        out = conversion_folder(test_dir, ref, hyp, self.fmt, self.glm, self.language)
         if write:
-            shutil.rmtree(out, ignore_errors=True)  # a failed conversion must not leave an earlier run's files
-            inputs = sclite_scps(ref, hyp, out, self.fmt, self.glm, self.language)
-            data, utt2spk = {"ref": inputs.ref, "hyp": inputs.hyp}, inputs.utt2spk
-        else:
-            data = {"ref": out / "ref.scp", "hyp": out / "hyp.scp"}
-            utt2spk = out / "utt2spk" if self.fmt == "stm" else None
+            convert_once(out, lambda folder: sclite_scps(ref, hyp, folder, self.fmt, self.glm, self.language))
+        data = {"ref": out / "ref.scp", "hyp": out / "hyp.scp"}
+        utt2spk = out / "utt2spk" if self.fmt == "stm" else None
         options = format_options(self.fmt, self.language)
         if utt2spk is not None:
             options["utt2spk"] = str(utt2spk)
         return data, options
+
+
+CONVERSION_NAME_LIMIT = 80
+"""Characters of the ref and hyp stems kept in a conversion folder's name (the key makes it unique)."""
+
+
+def _file_sha1(path: Path) -> str:
+    digest = hashlib.sha1()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def conversion_key(ref: Path, hyp: Path, fmt: str, glm: str | None, language: str) -> str:
+    """16 hex digits of a hash of everything the SCP files made from ``ref`` and ``hyp`` depend on.
+
+    That is the format, the bytes of both files, the bytes of the GLM (a shipped one by name or a file),
+    the language and the lightscore version (whose code converts).
+
+    Raises:
+        lightscore.text.hubscr.glm.GlmError: ``glm`` is neither a shipped GLM nor a file.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "r.trn").write_text("a (u)\\n"); _ = (d / "h.trn").write_text("b (u)\\n")
+    >>> len(conversion_key(d / "r.trn", d / "h.trn", "trn", None, "english"))
+    16
+    >>> conversion_key(d / "r.trn", d / "h.trn", "trn", None, "english") == conversion_key(
+    ...     d / "h.trn", d / "r.trn", "trn", None, "english")
+    False
+    """
+    from lightscore import __version__
+
+    made_from = {"fmt": fmt, "ref": _file_sha1(ref), "hyp": _file_sha1(hyp), "language": language}
+    if glm is not None:
+        from lightscore.text.hubscr.glm import glm_path
+
+        made_from["glm"] = _file_sha1(glm_path(glm))
+    made_from["lightscore"] = __version__
+    return hashlib.sha1(json.dumps(made_from, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def conversion_folder(test_dir: Path, ref: Path, hyp: Path, fmt: str, glm: str | None, language: str) -> Path:
+    """``<test_dir>/.sclite/<ref stem>-<hyp stem>-<conversion_key>``, checked to hold no symbolic link.
+
+    Raises:
+        ValueError: ``test_dir``, its ``.sclite`` or the folder is a symbolic link (nothing is written through one).
+    """
+    stems = f"{ref.stem}-{hyp.stem}"[:CONVERSION_NAME_LIMIT]
+    out = test_dir / ".sclite" / f"{stems}-{conversion_key(ref, hyp, fmt, glm, language)}"
+    for path in (test_dir, out.parent, out):
+        refuse_link(path)
+    return out
+
+
+def convert_once(out: Path, convert: Callable[[Path], object]) -> None:
+    """Make the folder ``out`` with ``convert(folder)`` unless it exists: built beside it, then renamed into place.
+
+    A folder named by its `conversion_key` is complete once it exists (a rename makes it appear whole) and its
+    content never changes, so an existing one is kept as it is, and a concurrent run that renamed its own first
+    wins: the copy built here is dropped.
+
+    Raises:
+        Whatever ``convert`` raises; nothing is left at ``out`` then.
+
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / ".sclite" / "r-h-0123"
+    >>> convert_once(out, lambda folder: (folder / "ref.scp").write_text("u a\\n"))
+    >>> convert_once(out, lambda folder: 1 / 0)  # made already: not made again
+    >>> sorted(p.name for p in out.parent.iterdir())
+    ['r-h-0123']
+    """
+    if out.is_dir():
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    refuse_link(out.parent)  # a link made between the check and here
+    building = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".building"))
+    try:
+        convert(building)
+        try:
+            os.rename(building, out)
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not out.is_dir():
+                raise  # not a concurrent run's finished folder
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(building)
 
 
 def format_options(fmt: str, language: str = "english") -> dict[str, Any]:
