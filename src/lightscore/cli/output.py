@@ -23,12 +23,23 @@ def format_table(results: Mapping[str, Mapping[str, Mapping[str, float]]]) -> st
       test set  WER    WER_sub
       dev       12.50  3
       test      8.00   2
+    >>> print(format_table({"WER": {"dev": {"WER": 12.5}, "pooled": {"failed": ["test"]}}}))
+    WER
+      test set  WER
+      dev       12.50
+      pooled    not computed: test failed
     """
+    from lightscore.report.scoreboard import FAILED, failed_note
+
     blocks = []
     for key, tests in results.items():
-        outputs = list(dict.fromkeys(name for result in tests.values() for name in result))
-        rows = [["test set", *outputs]]
-        rows += [[test, *(_cell(result.get(name)) for name in outputs)] for test, result in tests.items()]
+        outputs = list(dict.fromkeys(name for result in tests.values() for name in result if name != FAILED))
+        rows: list[list[Any]] = [["test set", *outputs]]
+        for test, result in tests.items():
+            if FAILED in result:  # a pooled or macro row not computed: one note instead of the numbers
+                rows.append([test, failed_note(result[FAILED])])
+            else:
+                rows.append([test, *(_cell(result.get(name)) for name in outputs)])
         blocks.append("\n".join([key, format_rows(rows)]))
     return "\n\n".join(blocks)
 

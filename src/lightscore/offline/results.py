@@ -13,10 +13,11 @@ import contextlib
 import fcntl
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lightscore.report.scoreboard import FAILED, RESERVED
 from lightscore.scp.files import atomic_open
 
 __all__ = [
@@ -72,8 +73,22 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _names_failed_sets(test: str, outputs: Mapping[str, Any]) -> bool:
+    """Whether ``outputs`` is a pooled or macro row not computed: ``{"failed": [test set names]}``."""
+    failed = outputs.get(FAILED)
+    return (
+        test in RESERVED
+        and list(outputs) == [FAILED]
+        and isinstance(failed, list)
+        and all(isinstance(name, str) for name in failed)
+    )
+
+
 def check_results_shape(results: Any, where: str) -> dict[str, dict]:
     """Return ``results`` if it is ``{key: {test_name: {output: finite number}}}``, else raise ValueError.
+
+    The one exception: a ``pooled`` or ``macro`` row not computed because test sets failed is
+    ``{"failed": [their names]}`` (docs/scoreboard.md).
 
     >>> check_results_shape({"cer": {"test": 5}}, "metrics.json")
     Traceback (most recent call last):
@@ -89,6 +104,8 @@ def check_results_shape(results: Any, where: str) -> dict[str, dict]:
         for test, outputs in tests.items():
             if not isinstance(outputs, dict):
                 raise ValueError(f"{where}: {key}.{test} is {outputs!r}, not {{output: value}}; {expected}")
+            if _names_failed_sets(test, outputs):
+                continue
             bad = next((name for name, value in outputs.items() if not _is_number(value)), None)
             if bad is not None:
                 raise ValueError(f"{where}: {key}.{test}.{bad} is {outputs[bad]!r}, not a finite number")
@@ -126,16 +143,22 @@ def read_metrics_json(path: Path) -> dict[str, dict]:
     return check_results_shape(old, str(path))
 
 
-def merge_results(old: Mapping[str, Mapping], new: Mapping[str, Mapping]) -> dict[str, dict]:
-    """Keys and test sets of ``old`` that ``new`` did not score are kept.
+def merge_results(
+    old: Mapping[str, Mapping], new: Mapping[str, Mapping], drop: Iterable[tuple[str, str]] = ()
+) -> dict[str, dict]:
+    """Keys and test sets of ``old`` that ``new`` did not score are kept, but for the ``(key, test)`` rows in ``drop``.
 
     >>> merge_results({"WER": {"a": {"WER": 1}, "b": {"WER": 2}}}, {"WER": {"b": {"WER": 3}}, "CER": {"a": {"CER": 4}}})
     {'WER': {'a': {'WER': 1}, 'b': {'WER': 3}}, 'CER': {'a': {'CER': 4}}}
+    >>> merge_results({"WER": {"a": {"WER": 1}, "b": {"WER": 2}}}, {}, drop=[("WER", "b")])
+    {'WER': {'a': {'WER': 1}}}
     """
     merged = {key: dict(tests) for key, tests in old.items()}
+    for key, test in drop:
+        merged.get(key, {}).pop(test, None)
     for key, tests in new.items():
         merged.setdefault(key, {}).update(tests)
-    return merged
+    return {key: tests for key, tests in merged.items() if tests}
 
 
 def write_metrics_json(path: Path, results: Mapping[str, Any]) -> None:
@@ -170,11 +193,12 @@ def locked(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def save_results(path: Path, results: Mapping[str, Any]) -> None:
+def save_results(path: Path, results: Mapping[str, Any], drop: Iterable[tuple[str, str]] = ()) -> None:
     """Merge ``results`` into the metrics.json at ``path`` under the lock: re-read, merge, atomic replace.
 
-    Only the pairs this run scored replace what is there; everything else in the
-    file, also what a concurrent run wrote meanwhile, is kept.
+    Only the pairs this run scored replace what is there, and the ``(key, test)`` rows in ``drop`` (a
+    pair that failed this run, an old pooled row) are removed; everything else in the file, also
+    what a concurrent run wrote meanwhile, is kept.
 
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "metrics.json"
@@ -183,4 +207,4 @@ def save_results(path: Path, results: Mapping[str, Any]) -> None:
     ['cer', 'wer']
     """
     with locked(path.parent):
-        write_metrics_json(path, merge_results(read_metrics_json(path), results))
+        write_metrics_json(path, merge_results(read_metrics_json(path), results, drop))

@@ -35,6 +35,7 @@ from lightscore.offline.config import (
 from lightscore.offline.dataset_columns import DatasetColumns
 from lightscore.offline.pooling import Pool, write_measure_scoreboard
 from lightscore.offline.results import MeasureError, MeasureResults, read_metrics_json, save_results
+from lightscore.report.scoreboard import RESERVED
 
 __all__ = ["RENDEZVOUS_TIMEOUT", "RENDEZVOUS_TIMEOUT_VAR", "measure", "process_group", "rendezvous_timeout"]
 
@@ -239,18 +240,25 @@ def measure(
         else:
             results.setdefault(job.key, {})[job.test_name] = outcome
     scoreboard = scoreboard or scoreboard_of(cfg, where)
-    for key, combined in (pool.combined(results) if scoreboard else {}).items():
-        results[key].update(combined)
+    failed: dict[str, list[str]] = {}
+    for key, test_name, _ in failures:
+        failed.setdefault(key, []).append(test_name)
+    for key, combined in (pool.combined(results, failed) if scoreboard else {}).items():
+        results.setdefault(key, {}).update(combined)
+    # No stale row survives: a pair that failed loses its old result, and a metric scored in this run loses
+    # old pooled and macro rows this run does not replace (they were made from other per-set results).
+    drop = [(key, test) for key, tests in failed.items() for test in tests]
+    drop += [(key, row) for key in {*results, *failed} for row in RESERVED]
     written = True
     if rank == 0:
         try:
-            save_results(json_path, results)
+            save_results(json_path, results, drop)
         except (OSError, ValueError) as e:
             failures.append(("metrics.json", str(inference_dir), OSError(f"cannot write {json_path}: {e}")))
             written = False
         if scoreboard:
             try:
-                write_measure_scoreboard(inference_dir, results)
+                write_measure_scoreboard(inference_dir, results, failed)
             except OSError as e:
                 failures.append(("scoreboard", str(inference_dir), e))
     if failures:

@@ -17,12 +17,33 @@ from pathlib import Path
 
 from lightscore.io.atomic import atomic_open
 
-__all__ = ["MACRO", "POOLED", "RESERVED", "macro_average", "render_markdown", "scoreboard_rows", "write_scoreboard"]
+__all__ = [
+    "FAILED",
+    "MACRO",
+    "POOLED",
+    "RESERVED",
+    "failed_note",
+    "macro_average",
+    "render_markdown",
+    "scoreboard_rows",
+    "write_scoreboard",
+]
 
 POOLED = "pooled"
 MACRO = "macro"
 RESERVED = (POOLED, MACRO)
 """Row names of the combined results; no test set may be called so."""
+FAILED = "failed"
+"""The one field of a pooled or macro row not computed because test sets failed: their names, as a list."""
+
+
+def failed_note(failed: Sequence[str]) -> str:
+    """What a scoreboard cell shows for a pooled or macro row that was not computed because ``failed`` sets failed.
+
+    >>> failed_note(["other", "noisy"])
+    'not computed: other, noisy failed'
+    """
+    return f"not computed: {', '.join(failed)} failed"
 
 
 def macro_average(per_test: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
