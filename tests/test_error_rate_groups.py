@@ -57,6 +57,23 @@ def test_duration_bins_and_their_intervals() -> None:
     assert result["CER_dur_2_5_ci_low"] <= 50.0 <= result["CER_dur_2_5_ci_high"]
 
 
+@pytest.mark.parametrize("value", ["inf", "Infinity", "-inf", "nan"])
+def test_a_bin_value_that_is_not_finite_is_refused_as_such(value) -> None:
+    # Issue 38: inf was refused as "below the first bin edge 0". A duration of inf or NaN is a broken input,
+    # refused as every input file refuses them, with a message that says what is wrong and names the utterance.
+    metric = WER(group_by="dur", bins=[0, 5, 10])
+    with pytest.raises(ValueError, match=rf"utterance 'u2'.*group value '{value}' is not a finite number") as caught:
+        feed(metric, {"ref": ["a", "b"], "hyp": ["a", "b"], "dur": ["12", value]}, ["u1", "u2"])
+    assert "below the first bin edge" not in str(caught.value)
+
+
+def test_a_huge_finite_bin_value_falls_in_the_open_last_bin() -> None:
+    metric = WER(group_by="dur", bins=[0, 5, 10])
+    feed(metric, {"ref": ["a b", "c"], "hyp": ["a", "c"], "dur": ["1e308", "3"]}, ["u1", "u2"])
+    result = metric.compute()
+    assert result["WER_dur_10_"] == 50.0 and result["WER_dur_0_5"] == 0.0 and "WER_dur_5_10" not in result
+
+
 def test_unknown_labels_and_bad_options_are_clear_errors() -> None:
     metric = WER(group_by="lang", groups=["en"])
     with pytest.raises(ValueError, match=r"utterance 'u2'.*group label 'de' is not one of en"):

@@ -20,6 +20,7 @@ from typing import Any
 from lightscore._extras import require
 from lightscore.metrics.error_rate_base import ErrorRate
 from lightscore.metrics.error_rate_options import check_type, error_rate_outputs
+from lightscore.text.alignment import Pair
 from lightscore.text.counting import is_normalized, same_text
 
 __all__ = ["CER", "TER", "WER", "MixedER", "SCLiteCER"]
@@ -56,11 +57,13 @@ class WER(ErrorRate):
             check_type("WER", flag, value, (bool,), "a bool")
         if (optional_deletable or fragments) and not markup:
             raise ValueError("WER: optional_deletable and fragments are sclite reference markup: set markup=True")
-        self.markup, self.optional_deletable, self.fragments = markup, optional_deletable, fragments
+        self.markup = markup
+        self.optional_deletable = optional_deletable
+        self.fragments = fragments
         super().__init__(**options)
         if markup and self.aligner != "sclite":
             raise ValueError("WER: markup is aligned as sclite aligns it (its network alignment): set aligner='sclite'")
-        if markup and getattr(self, "group_by", None) is not None:
+        if markup and self.group_by is not None:
             raise ValueError("WER: group_by does not count sclite's markup yet: score the groups without markup")
 
     def tokenize(self, text: str) -> list[str]:
@@ -117,6 +120,19 @@ class WER(ErrorRate):
         _, sub, dele, ins, length = zip(*records)  # columns in C: a hubscr corpus adds 20,000 records at once
         edits = list(map(add, map(add, sub, dele), ins))  # counts are never negative: 0 only without an error
         return sum(sub), sum(dele), sum(ins), sum(length), len(edits) - edits.count(0)
+
+    def align_tokens(self, ref: Sequence, hyp: Sequence) -> list[Pair]:
+        """As `ErrorRate.align_tokens`; with ``markup`` the reference's words are read as sclite's network.
+
+        >>> WER(aligner="sclite", markup=True).align_tokens("{ a / b } c".split(), ["b", "c"])[0]
+        ('b', 'b', 'C')
+        """
+        if not self.markup:
+            return super().align_tokens(ref, hyp)
+        from lightscore.text.sclite.markup import markup_align, parse_reference
+
+        flags = (self.optional_deletable, self.fragments)
+        return markup_align(parse_reference(" ".join(ref), *flags), parse_reference(" ".join(hyp), *flags))
 
     def _tokenizer_settings(self) -> list[str]:
         if not self.markup:
@@ -243,7 +259,8 @@ class SCLiteCER(ErrorRate):
     def __init__(self, noascii: bool = False, delete_hyphens: bool = False, **options: Any) -> None:
         for flag, value in (("noascii", noascii), ("delete_hyphens", delete_hyphens)):
             check_type("SCLiteCER", flag, value, (bool,), "a bool")
-        self.noascii, self.delete_hyphens = noascii, delete_hyphens
+        self.noascii = noascii
+        self.delete_hyphens = delete_hyphens
         super().__init__(**{"aligner": "sclite", "case": "sclite", **options})
 
     def tokenize(self, text: str) -> list[str]:

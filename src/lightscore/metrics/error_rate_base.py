@@ -1,4 +1,4 @@
-"""`ErrorRate`, the core `WER`, `CER` and `TER` share: options, state, update, compute, per-utterance records.
+"""`ErrorRate`, the class `WER`, `CER` and `TER` share, read top to bottom.
 
 Every error rate keeps the same "sum" counts (substitutions, deletions,
 insertions, hits, reference tokens, utterances, utterances with an error), so
@@ -8,10 +8,14 @@ in jiwer 4), with unit costs: the counts equal jiwer's ``process_words`` /
 ``process_characters`` on the same pairs. ``aligner="sclite"`` counts with NIST
 sclite's weighted alignment and tie-breaking (`lightscore.text.sclite.align`).
 
-Options that change the number (a normalizer, case folding, the aligner) are
-named by ``settings()``. Per-utterance counts (``per_utterance=True``) add one
-"cat" state, which confidence intervals and the breakdown reports read. The
-subclasses, in `lightscore.metrics.error_rate`, add the tokenizer.
+The class, in order: its options and state (``__init__``); the text pipeline (normalizer, case
+folding, the subclass's tokenizer); counting (``update``); the result (``compute``) and the
+``settings()`` line naming everything that changes the number; per-utterance records (a "cat" state
+kept with ``per_utterance``); the bootstrap interval; the extras (MER, WIL, WIP, macro); the rates by
+group; the alignment of one pair; the artifacts. What other metrics share lives beside it as plain
+functions: the option checks and declared outputs (`lightscore.metrics.error_rate_options`) and the
+group labels and bins (`lightscore.metrics.error_rate_groups`). The subclasses, in
+`lightscore.metrics.error_rate`, add the tokenizer.
 """
 
 from __future__ import annotations
@@ -20,15 +24,15 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lightscore.analysis.breakdown import UttCounts, utterance_records
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
-from lightscore.metrics.error_rate_groups import GroupedRates
+from lightscore.metrics.error_rate_groups import GROUP_COUNTS, check_groups, group_fields, label_of, output_label
 from lightscore.metrics.error_rate_options import check_options, error_rate_outputs
-from lightscore.metrics.error_rate_text import TextPipeline
 from lightscore.text.aligners import aligner_functions
+from lightscore.text.alignment import Pair, alignment_text
 from lightscore.text.counting import count_utterances, information_measures
 
 if TYPE_CHECKING:
@@ -39,7 +43,7 @@ __all__ = ["STATES", "ErrorRate"]
 STATES = ("substitutions", "deletions", "insertions", "hits", "ref_len", "utterances", "error_utterances")
 
 
-class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
+class ErrorRate(BaseMetric):
     """The shared core of `WER`, `CER` and `TER`; a subclass sets ``name`` and ``tokenize``.
 
     Each text goes through the normalizer, then case folding, then the
@@ -61,7 +65,7 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         fillers: Words to drop after ``normalize``: a list or a file with one word per line.
         per_utterance: Keep ``(utt_id, S, D, I, ref_len)`` per utterance (a "cat" state, about
             150 bytes an utterance); the ids come with each fed batch (`lightscore.core.batch.feed`).
-            Forced on by ``ci``, ``reports`` and ``report_html``.
+            Forced on by ``ci``, ``reports``, ``report_html`` and the ``macro`` extra.
         ci: Coverage of a bootstrap interval of the rate (e.g. 0.95): ``compute()`` adds
             ``<name>_ci_low`` and ``<name>_ci_high``. None (default) computes none.
         bootstrap: Bootstrap replicates for ``ci``.
@@ -79,19 +83,24 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         group_by: A further input holding each row's group (``"lang"``): one rate per label, keyed
             ``<name>_<group_by>_<label>`` (`lightscore.metrics.error_rate_groups`).
         groups: The labels of ``group_by``.
-        bins: Instead of ``groups``, increasing edges for a numeric ``group_by`` (durations).
+        bins: Instead of ``groups``, increasing finite edges for a numeric ``group_by`` (durations); the
+            last bin is open, and a row's value must be a finite number at least the first edge.
 
     Raises:
         TypeError: an argument of the wrong type (``alignment="false"`` is not a bool).
         ValueError: an unknown case, aligner or normalizer name (the message lists the known
             ones), ``ci`` outside (0, 1), ``bootstrap`` < 1, ``block_bootstrap`` without ``ci``,
-            or an ``utt2spk`` that is not a file.
+            an ``utt2spk`` that is not a file, or grouping options that do not fit together.
         lightscore.text.normalize.NormalizerError: a bad substitution or filler rule.
 
     >>> from lightscore.metrics import CER, WER
     >>> m = WER(case="fold", aligner="sclite")
     >>> m.update(ref=["x x x y"], hyp=["X y y"]); m.compute()["WER_del"], m.settings()
     (1, 'WER case=fold aligner=sclite normalize=none')
+    >>> m = WER(group_by="lang", groups=["en", "de"])
+    >>> m.update(ref=["a b", "c d"], hyp=["a b", "c"], lang=["en", "de"])
+    >>> r = m.compute(); r["WER_lang_en"], r["WER_lang_de"], r["WER"]
+    (0.0, 50.0, 25.0)
     >>> WER(aligner="kaldi")
     Traceback (most recent call last):
     ...
@@ -106,6 +115,8 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
     # The seed's contract: ref and hyp. Utterance ids are the rows' keys; feed() passes them (batch_utt_ids).
     inputs = (Field("ref", "text"), Field("hyp", "text"))
     outputs = error_rate_outputs("ER")
+
+    # -- options and state --------------------------------------------------------------
 
     def __init__(
         self,
@@ -131,33 +142,97 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         from lightscore.text.normalize import get_normalizer  # importlib.metadata: imported when a rate is built
 
         check_options(
-            type(self).__name__, case="sensitive" if case is None else case, alignment=alignment, aligner=aligner,
-            normalize=normalize, substitutions=substitutions, fillers=fillers, per_utterance=per_utterance, ci=ci,
-            bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk, reports=reports,
-            report_html=report_html, extras=extras,
-        )  # fmt: skip
+            type(self).__name__,
+            case="sensitive" if case is None else case,
+            alignment=alignment,
+            aligner=aligner,
+            normalize=normalize,
+            substitutions=substitutions,
+            fillers=fillers,
+            per_utterance=per_utterance,
+            ci=ci,
+            bootstrap=bootstrap,
+            seed=seed,
+            block_bootstrap=block_bootstrap,
+            utt2spk=utt2spk,
+            reports=reports,
+            report_html=report_html,
+            extras=extras,
+        )
+        self.group_labels = check_groups(type(self).__name__, group_by, groups, bins)
         if case is None:  # sclite folds A-Z unless told otherwise; jiwer and the unit aligner compare as given
             case = "sclite" if aligner == "sclite" else "sensitive"
-        self.case, self.alignment, self.aligner = case, alignment, aligner
+        self.case = case
+        self.alignment = alignment
+        self.aligner = aligner
+        self._aligner = aligner_functions(aligner)
         self.normalize = normalize
         self.normalizer: TextNormalizer = get_normalizer(normalize, substitutions, fillers)
         self.extras = tuple(extras)
-        self.per_utterance = per_utterance or ci is not None or reports or report_html or "macro" in self.extras
-        self.ci, self.bootstrap, self.seed, self.block_bootstrap = ci, bootstrap, seed, block_bootstrap
+        self.ci = ci
+        self.bootstrap = bootstrap
+        self.seed = seed
+        self.block_bootstrap = block_bootstrap
         self.utt2spk = None if utt2spk is None else str(utt2spk)
-        self.reports, self.report_html = reports, report_html
-        self._aligner = aligner_functions(aligner)
+        self.reports = reports
+        self.report_html = report_html
+        self.per_utterance = per_utterance or ci is not None or reports or report_html or "macro" in self.extras
+        self.group_by = group_by
+        self.bins = None if bins is None else [float(edge) for edge in bins]
         self.top_error_rows: list[tuple[str, str, str, int]] = []  # set by write_artifacts with reports
         if ci is not None or self.extras:
             self.outputs = error_rate_outputs(self.name, ci=ci is not None, extras=self.extras)
+
         for state in STATES:
             self.add_state(state, 0, "sum")
         if self.per_utterance:
             # (utt_id, S, D, I, ref_len) per utterance: ranks' lists concatenate, and every
             # reader sorts them by utt_id, so any split of the rows gives the same records.
             self.add_state("utterance_counts", [], "cat")
-        self._init_groups(group_by, groups, bins)
+        if group_by is not None:
+            # Each label's counts are "sum" states of their own, so the rates by group merge as exactly as the rate.
+            self.inputs = (*type(self).inputs, Field(group_by, "text"))
+            self.outputs = (*self.outputs, *group_fields(self.name, group_by, self.group_labels, ci is not None))
+            for j in range(len(self.group_labels)):
+                for count in GROUP_COUNTS:
+                    self.add_state(f"group{j}_{count}", 0, "sum")
+            if ci is not None:
+                self.add_state("utterance_groups", [], "cat")  # (utt_id, label index): the interval of each group
         super().__init__()
+
+    # -- text: normalizer, case folding, tokenizer --------------------------------------
+
+    def tokenize(self, text: str) -> Sequence:
+        """Split one (normalized, case-folded) text into the tokens the rate counts; a subclass defines it.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER().tokenize("the cat"), CER().tokenize("the cat")
+        (['the', 'cat'], 'the cat')
+        """
+        raise NotImplementedError
+
+    def _prepared(self, texts: Sequence[str]) -> Sequence[str]:
+        """``texts`` normalized, then case-folded: what the tokenizer sees."""
+        norm = self.normalizer
+        if norm.name != "none" or norm.substitutions or norm.fillers:
+            texts = [norm(text) for text in texts]
+        if self.case == "fold":
+            texts = [text.lower() for text in texts]
+        elif self.case != "sensitive":  # sclite's folding: A-Z, plus a localization's table
+            from lightscore.text.sclite.case import sclite_folder
+
+            table = sclite_folder(self.case)
+            texts = [text.translate(table) for text in texts]
+        return texts
+
+    def tokens(self, text: str) -> Sequence:
+        """The tokens this rate counts in one raw text: normalized, case-folded, then tokenized.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(case="fold").tokens("The  Cat"), CER().tokens(" a  b")
+        (['the', 'cat'], 'a b')
+        """
+        return self.tokenize(self._prepared([text])[0])
 
     # -- counting -----------------------------------------------------------------------
 
@@ -195,7 +270,8 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
             raise ValueError(
                 f"{self.name}: per-utterance counts need the utterance ids of every batch: feed(metric, batch, ids)"
             )
-        ref, hyp = self._prepared(ref), self._prepared(hyp)
+        ref = self._prepared(ref)
+        hyp = self._prepared(hyp)
         totals = self._count_batch(ref, hyp, utt_id)
         if self.group_by is not None:
             self._count_groups(ref, hyp, group[self.group_by])
@@ -224,6 +300,19 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         # A subclass with a cheaper way to the same tokens overrides this (WER, CER).
         return self._aligner.sum_edits(ref, hyp, self.tokenize)
 
+    def _count_groups(self, ref: Sequence[str], hyp: Sequence[str], values: Sequence[Any]) -> None:
+        """Add each label's counts from one batch of prepared texts and their group values."""
+        index = [label_of(value, row, self.group_labels, self.bins) for row, value in enumerate(values)]
+        for j in sorted(set(index)):
+            rows = [row for row, k in enumerate(index) if k == j]
+            s, d, i, ref_len, _ = self._sum_edits([ref[r] for r in rows], [hyp[r] for r in rows])
+            for count, value in zip(GROUP_COUNTS, (s, d, i, ref_len, len(rows))):
+                setattr(self, f"group{j}_{count}", getattr(self, f"group{j}_{count}") + value)
+        if self.ci is not None:
+            self.utterance_groups.extend(zip(self.batch_utt_ids, index))
+
+    # -- the result ---------------------------------------------------------------------
+
     def compute(self) -> dict[str, float]:
         """The rate in percent, (S + D + I) / (H + S + D) * 100, with its counts.
 
@@ -231,7 +320,8 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
             ``<name>``, ``_sub``, ``_del``, ``_ins``, ``_hit``, ``_ref_len``, ``_utts`` (utterances
             scored), ``_utt_err`` (percent of utterances with at least one error, sclite's
             S.Err: an empty reference with an empty hypothesis is not one), and with ``ci`` the
-            bootstrap interval ``_ci_low``, ``_ci_high`` over the utterances sorted by id.
+            bootstrap interval ``_ci_low``, ``_ci_high`` over the utterances sorted by id; then the
+            extras, then the rates by group.
 
         Raises:
             ValueError: the references hold no tokens; with ``ci``, an utterance id scored twice.
@@ -255,14 +345,6 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
             result.update(self._group_results())
         return result
 
-    def _extras(self) -> dict[str, float]:
-        """The `EXTRAS` asked for, in percent: jiwer 4's MER, WIL, WIP from the pooled counts, and the macro rate."""
-        values = information_measures(self.substitutions, self.deletions, self.insertions, self.hits)
-        if "macro" in self.extras:
-            rates = [(r.sub + r.dele + r.ins) / r.ref_len for r in self.utterance_records() if r.ref_len]
-            values["macro"] = sum(rates) / len(rates) if rates else math.nan
-        return {f"{self.name}_{extra}": values[extra] * 100 for extra in self.extras}
-
     def _counts(self) -> dict[str, float]:
         """`compute` without the interval: what the alignment file and the TSV reports need."""
         if self.ref_len == 0:
@@ -278,15 +360,6 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
             f"{n}_utts": self.utterances,
             f"{n}_utt_err": self.error_utterances / self.utterances * 100,
         }
-
-    def _interval(self, records: Sequence[UttCounts] | None = None) -> tuple[float, float]:
-        """The bootstrap interval over ``records`` (default: every utterance, sorted by id)."""
-        from lightscore.analysis.bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
-
-        records = self.utterance_records() if records is None else records
-        groups = [r.speaker for r in records] if self.block_bootstrap else None
-        errors, ref_lens = [r.errors for r in records], [r.ref_len for r in records]
-        return bootstrap_ci(errors, ref_lens, ci=self.ci, replicates=self.bootstrap, seed=self.seed, groups=groups)
 
     def settings(self) -> str:
         """One line naming everything that changes the number: metric, case, aligner, normalizer (and CI).
@@ -350,6 +423,86 @@ class ErrorRate(TextPipeline, GroupedRates, BaseMetric):
         {'spk3-u1': 'spk3'}
         """
         return {record.utt_id: record.speaker for record in self.utterance_records()}
+
+    # -- the interval, the extras, the rates by group -----------------------------------
+
+    def _interval(self, records: Sequence[UttCounts] | None = None) -> tuple[float, float]:
+        """The bootstrap interval over ``records`` (default: every utterance, sorted by id)."""
+        from lightscore.analysis.bootstrap import bootstrap_ci  # numpy: imported when an interval is asked for
+
+        if records is None:
+            records = self.utterance_records()
+        groups = [r.speaker for r in records] if self.block_bootstrap else None
+        errors = [r.errors for r in records]
+        ref_lens = [r.ref_len for r in records]
+        return bootstrap_ci(errors, ref_lens, ci=self.ci, replicates=self.bootstrap, seed=self.seed, groups=groups)
+
+    def _extras(self) -> dict[str, float]:
+        """The `EXTRAS` asked for, in percent: jiwer 4's MER, WIL, WIP from the pooled counts, and the macro rate."""
+        values = information_measures(self.substitutions, self.deletions, self.insertions, self.hits)
+        if "macro" in self.extras:
+            rates = [(r.sub + r.dele + r.ins) / r.ref_len for r in self.utterance_records() if r.ref_len]
+            values["macro"] = sum(rates) / len(rates) if rates else math.nan
+        return {f"{self.name}_{extra}": values[extra] * 100 for extra in self.extras}
+
+    def _group_results(self) -> dict[str, float]:
+        """Each label's rate and reference length; the interval under ``ci``; nothing for a label with no token."""
+        result: dict[str, float] = {}
+        by_label = dict(self.utterance_groups) if self.ci is not None else {}
+        records = self.utterance_records() if self.ci is not None else []
+        for j, label in enumerate(self.group_labels):
+            ref_len = getattr(self, f"group{j}_ref_len")
+            if ref_len == 0:
+                continue
+            key = f"{self.name}_{self.group_by}_{output_label(label)}"
+            errors = sum(getattr(self, f"group{j}_{count}") for count in ("sub", "del", "ins"))
+            result[key] = errors / ref_len * 100
+            result[f"{key}_ref_len"] = ref_len
+            if self.ci is not None:
+                low, high = self._interval([r for r in records if by_label[r.utt_id] == j])
+                result[f"{key}_ci_low"] = low
+                result[f"{key}_ci_high"] = high
+        return result
+
+    # -- the alignment of one pair ------------------------------------------------------
+
+    def align_tokens(self, ref: Sequence, hyp: Sequence) -> list[Pair]:
+        """The alignment of two token sequences (from `tokens`) with this metric's aligner.
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(aligner="sclite").align_tokens("x x x y".split(), "x y y".split())[0]
+        ('x', None, 'D')
+        """
+        return self._aligner.align(ref, hyp)
+
+    def align(self, ref_text: str, hyp_text: str) -> list[Pair]:
+        """The alignment of one raw pair under this metric's normalizer, case, tokenizer and aligner.
+
+        Args:
+            ref_text: The reference, as given to ``update``.
+            hyp_text: The hypothesis.
+
+        Returns:
+            ``(ref token | None, hyp token | None, mark)`` per position, mark C, S, D or I; CER's
+            tokens are characters, a space between words included (reports show it as ``<sp>``).
+
+        >>> from lightscore.metrics import CER, WER
+        >>> WER(case="fold").align("The cat sat", "the bat")
+        [('the', 'the', 'C'), ('cat', 'bat', 'S'), ('sat', None, 'D')]
+        >>> CER(aligner="sclite").align("a b", "ab")
+        [('a', 'a', 'C'), (' ', None, 'D'), ('b', 'b', 'C')]
+        """
+        return self.align_tokens(self.tokens(ref_text), self.tokens(hyp_text))
+
+    def row_sample(self, row: Mapping[str, str]) -> tuple[int, str, str, str]:
+        """``(errors, ref, hyp, alignment)`` of one row, for ``MetricCallback(log_samples=N)``.
+
+        >>> from lightscore.metrics import WER
+        >>> WER().row_sample({"ref": "a b", "hyp": "a"})
+        (1, 'a b', 'a', 'a -b')
+        """
+        pairs = self.align(row["ref"], row["hyp"])
+        return sum(mark != "C" for *_, mark in pairs), row["ref"], row["hyp"], alignment_text(pairs)
 
     # -- artifacts ----------------------------------------------------------------------
 

@@ -1,4 +1,8 @@
-"""Error rates by group: one rate per label of a declared input (``group_by="lang"``), exact on N ranks.
+"""Error rates by group: the labels, the bins and the output names of ``ErrorRate(group_by=...)``.
+
+`lightscore.metrics.error_rate_base.ErrorRate` keeps one rate per label of a declared input
+(``group_by="lang"``), exact on N ranks; these plain functions check its options, name its outputs
+and place each row in a group.
 
 Every row carries a label (the step returns ``lang`` per utterance, or ``measure()``
 binds a label SCP ``utt_id label``, like utt2spk), or a number that ``bins`` turns
@@ -17,6 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from lightscore._moved_names import moved_names
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
 
@@ -117,8 +122,18 @@ def group_fields(name: str, group_by: str, labels: Sequence[str], ci: bool) -> l
 def label_of(value: Any, row: int, labels: Sequence[str], bins: Sequence[float] | None) -> int:
     """The index in ``labels`` of one row's group value (a label, or a number placed in ``bins``).
 
+    Args:
+        value: The row's value of the ``group_by`` input.
+        row: The row's index in its batch, for the error.
+        labels: The labels (``groups``, or the bins' labels).
+        bins: The bin edges, or None for labels.
+
+    Returns:
+        The index of the row's label; with ``bins``, of the bin holding the value (the last one is open).
+
     Raises:
-        RowError: an unknown label, or a value that is not a number with ``bins`` (the road names the utterance).
+        RowError: an unknown label; with ``bins``, a value that is not a finite number (``inf``, ``nan``)
+            or is below the first edge (the road names the utterance).
 
     >>> label_of("de", 0, ["en", "de"], None), label_of("7.5", 0, ["0-5", "5+"], [0, 5])
     (1, 1)
@@ -126,6 +141,10 @@ def label_of(value: Any, row: int, labels: Sequence[str], bins: Sequence[float] 
     Traceback (most recent call last):
     ...
     lightscore.core.batch.RowError: row 3 of the batch: group label 'fr' is not one of en, de
+    >>> label_of("inf", 0, ["0-5", "5+"], [0, 5])
+    Traceback (most recent call last):
+    ...
+    lightscore.core.batch.RowError: row 0 of the batch: group value 'inf' is not a finite number
     """
     if bins is None:
         if value not in labels:
@@ -135,64 +154,13 @@ def label_of(value: Any, row: int, labels: Sequence[str], bins: Sequence[float] 
         number = float(value)
     except (TypeError, ValueError):
         raise RowError(row, f"group value {value!r} is not a number (bins need one)") from None
-    if not math.isfinite(number) or number < bins[0]:
+    # A duration of inf or NaN is a broken input, not a long utterance: refused, as every input file refuses them.
+    if not math.isfinite(number):
+        raise RowError(row, f"group value {value!r} is not a finite number")
+    if number < bins[0]:
         raise RowError(row, f"group value {value!r} is below the first bin edge {bins[0]:g}")
     return sum(number >= edge for edge in bins) - 1
 
 
-class GroupedRates:
-    """The group side of `lightscore.metrics.error_rate_base.ErrorRate`: states, counting, results.
-
-    >>> from lightscore.metrics import WER
-    >>> m = WER(group_by="lang", groups=["en", "de"])
-    >>> m.update(ref=["a b", "c d"], hyp=["a b", "c"], lang=["en", "de"])
-    >>> r = m.compute(); r["WER_lang_en"], r["WER_lang_de"], r["WER"]
-    (0.0, 50.0, 25.0)
-    """
-
-    group_by: str | None
-    group_labels: list[str]
-    bins: list[float] | None
-
-    def _init_groups(self, group_by: str | None, groups: Any, bins: Any) -> None:
-        """Check the options and register one set of "sum" states per label (before ``super().__init__()``)."""
-        self.group_labels = check_groups(type(self).__name__, group_by, groups, bins)
-        self.group_by = group_by
-        self.bins = None if bins is None else [float(edge) for edge in bins]
-        if group_by is None:
-            return
-        self.inputs = (*type(self).inputs, Field(group_by, "text"))
-        self.outputs = (*self.outputs, *group_fields(self.name, group_by, self.group_labels, self.ci is not None))
-        for j in range(len(self.group_labels)):
-            for count in GROUP_COUNTS:
-                self.add_state(f"group{j}_{count}", 0, "sum")
-        if self.ci is not None:
-            self.add_state("utterance_groups", [], "cat")  # (utt_id, label index): the interval of each group
-
-    def _count_groups(self, ref: Sequence[str], hyp: Sequence[str], values: Sequence[Any]) -> None:
-        """Add each label's counts from one batch of prepared texts and their group values."""
-        index = [label_of(value, row, self.group_labels, self.bins) for row, value in enumerate(values)]
-        for j in sorted(set(index)):
-            rows = [row for row, k in enumerate(index) if k == j]
-            s, d, i, ref_len, _ = self._sum_edits([ref[r] for r in rows], [hyp[r] for r in rows])
-            for count, value in zip(GROUP_COUNTS, (s, d, i, ref_len, len(rows))):
-                setattr(self, f"group{j}_{count}", getattr(self, f"group{j}_{count}") + value)
-        if self.ci is not None:
-            self.utterance_groups.extend(zip(self.batch_utt_ids, index))
-
-    def _group_results(self) -> dict[str, float]:
-        """Each label's rate and reference length; the interval under ``ci``; nothing for a label with no token."""
-        result: dict[str, float] = {}
-        by_label = dict(self.utterance_groups) if self.ci is not None else {}
-        records = self.utterance_records() if self.ci is not None else []
-        for j, label in enumerate(self.group_labels):
-            ref_len = getattr(self, f"group{j}_ref_len")
-            if ref_len == 0:
-                continue
-            key = f"{self.name}_{self.group_by}_{output_label(label)}"
-            errors = sum(getattr(self, f"group{j}_{count}") for count in ("sub", "del", "ins"))
-            result[key], result[f"{key}_ref_len"] = errors / ref_len * 100, ref_len
-            if self.ci is not None:
-                low, high = self._interval([r for r in records if by_label[r.utt_id] == j])
-                result[f"{key}_ci_low"], result[f"{key}_ci_high"] = low, high
-        return result
+# The group side of ErrorRate was a mixin; its methods are now the class's own (issue 37).
+__getattr__ = moved_names(globals(), {"GroupedRates": "lightscore.metrics.error_rate_base.ErrorRate"})

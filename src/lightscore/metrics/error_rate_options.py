@@ -1,6 +1,7 @@
 """An error rate's interface: its options, checked before anything is counted, and its declared outputs.
 
-`check_options` is what `lightscore.metrics.error_rate_base.ErrorRate` runs
+`check_type` and `check_choice` are the option checks every metric shares (the translation
+metrics too). `check_options` is what `lightscore.metrics.error_rate_base.ErrorRate` runs
 first; each error names the metric and the option (``WER: aligner 'kaldi' is
 not one of unit, sclite``). `error_rate_outputs` declares the result's keys: the
 rate, its `COUNTS`, its utterances and, with ``ci``, the interval.
@@ -23,7 +24,6 @@ __all__ = ["ALIGNERS", "CASES", "COUNTS", "EXTRAS", "check_choice", "check_optio
 EXTRAS = ("mer", "wil", "wip", "macro")
 """Optional outputs of an error rate: jiwer's match error rate, word information lost and preserved
 (from the pooled counts), and the macro rate (the mean of the per-utterance rates)."""
-"""The counts every error rate reports, as ``<name>_<count>``."""
 
 
 def error_rate_outputs(name: str, ci: bool = False, extras: Sequence[str] = ()) -> tuple[Field, ...]:
@@ -100,7 +100,10 @@ def check_choice(owner: str, name: str, value: Any, choices: Sequence[str]) -> N
 
 
 def check_options(owner: str, **options: Any) -> None:
-    """Check every option `lightscore.metrics.error_rate.ErrorRate` takes (all of them, by keyword).
+    """Check the options `lightscore.metrics.error_rate_base.ErrorRate` takes (all of them, by keyword).
+
+    The grouping options (``group_by``, ``groups``, ``bins``) are checked by
+    `lightscore.metrics.error_rate_groups.check_groups`.
 
     Args:
         owner: The metric's name, first in every message.
@@ -127,7 +130,8 @@ def check_options(owner: str, **options: Any) -> None:
     check_choice(owner, "normalize", o["normalize"], NORMALIZERS)
     for flag in ("alignment", "per_utterance", "block_bootstrap", "reports", "report_html"):
         check_type(owner, flag, o.get(flag, False), (bool,), "a bool")
-    path, nothing = (str, os.PathLike), type(None)
+    path = (str, os.PathLike)
+    nothing = type(None)
     check_type(owner, "substitutions", o.get("substitutions"), (*path, Mapping, nothing), "a path or a mapping")
     check_type(owner, "fillers", o.get("fillers"), (*path, list, tuple, set, frozenset, nothing), "a path or a list")
     check_type(owner, "ci", o["ci"], (float, nothing), "a float such as 0.95, or None")
