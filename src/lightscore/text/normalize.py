@@ -35,7 +35,6 @@ on first use (also after unpickling).
 
 from __future__ import annotations
 
-import codecs
 import functools
 import hashlib
 import json
@@ -45,6 +44,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lightscore.io.text_files import strip_bom
 from lightscore.text.choices import NORMALIZERS
 
 __all__ = [
@@ -244,7 +244,7 @@ def _read_rule_file(path: Path, what: str) -> tuple[list[tuple[str, str]], str]:
         raise NormalizerError(f"{what} file {str(path)!r} is not a regular file")
     data = path.read_bytes()
     label = f"{what} {path.name} (sha1 {_sha1(data)})"
-    body = data.removeprefix(codecs.BOM_UTF8)
+    body = strip_bom(data)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as e:

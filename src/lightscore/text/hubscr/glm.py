@@ -25,6 +25,7 @@ from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 
+from lightscore.io.text_files import strip_bom
 from lightscore.text.hubscr.glm_cursor import _UPPER, Glm, GlmRule, rewrite
 from lightscore.text.hubscr.spacing import OTHER_SPACES, single_spaced
 
@@ -102,10 +103,24 @@ def _read_rule(body: str, applies_to: str | None, number: int) -> GlmRule | None
 def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
     """Parse a GLM file (`glm_path` names a shipped one), read as ``encoding`` (bytes that are not kept apart).
 
-    The first token of the first line is the comment mark; ``*`` lines are the header.
+    The first token of the first line is the comment mark; ``*`` lines are the header. A UTF-8
+    byte-order mark before it is skipped (`lightscore.io.text_files.strip_bom`, as for rule files):
+    rfilter1 would make it part of the mark, and every trailing ``;;`` comment a target word.
     A file read before is not parsed again while it is unchanged (same size and modification time).
 
     A line rfilter1 reads no rule from (``A=>B`` without spaces) is skipped, as rfilter1 skips it.
+    What rfilter1 refuses is refused: an empty file, a file without a rule (rfilter1 crashes on it),
+    and a line holding more than a comment but no ``=>`` (rfilter1: "no arrow").
+
+    Args:
+        path: The GLM file.
+        encoding: Its encoding (``utf-8``; ``latin-1`` for hubscr's Spanish and Italian).
+
+    Returns:
+        The rules and the header's switches.
+
+    Raises:
+        GlmError: an empty file, a file without a rule, or a line without an arrow (file and line named).
 
     >>> glm = read_glm(glm_path("en20030506"))
     >>> glm.copy_no_hit, glm.case_sensitive, glm.rules[0][:4]
@@ -120,8 +135,11 @@ def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
 @lru_cache(maxsize=8)
 def _read_glm(path: str, encoding: str, mtime_ns: int, size: int) -> Glm:
     """`read_glm` of the file as it is at ``mtime_ns`` and ``size`` (the cache's key)."""
-    text = Path(path).read_text(encoding=encoding, errors="surrogateescape").splitlines()
-    comment = (text[0].split() or [";;"])[0] if text else ";;"
+    data = strip_bom(Path(path).read_bytes())
+    if not data:
+        raise GlmError(f"{path}: the GLM is empty (rfilter1 refuses it: 'file is empty')")
+    text = data.decode(encoding, errors="surrogateescape").splitlines()
+    comment = (text[0].split() or [";;"])[0]
     glm, applies_to = Glm(str(path)), None
     for number, line in enumerate(text, 1):
         dependent = _DEPENDENT.match(line)
@@ -138,10 +156,21 @@ def _read_glm(path: str, encoding: str, mtime_ns: int, size: int) -> Glm:
         body = _strip_comment(line, comment)
         if not body.strip():
             continue
+        if "=>" not in body:
+            raise GlmError(f"{path} line {number}: {_no_arrow(line)} (rfilter1 refuses the file: 'no arrow')")
         rule = _rule(body, applies_to, number)
         if rule is not None:
             glm.rules.append(rule)
+    if not glm.rules:
+        raise GlmError(f"{path}: no rule in the GLM (rfilter1 cannot run one; comment mark {comment!r})")
     return glm
+
+
+def _no_arrow(line: str) -> str:
+    """What is wrong with a line that holds neither a header, a comment nor an arrow."""
+    if line.startswith("*"):
+        return f"a header line needs a quoted value (* key = 'value'), got {line.strip()[:80]!r}"
+    return f"a rule needs an arrow (A => B), got {line.strip()[:80]!r}"
 
 
 def _strip_comment(line: str, comment: str) -> str:

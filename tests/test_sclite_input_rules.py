@@ -1,0 +1,123 @@
+"""sclite's input files read as SCTK reads them, or refused where SCTK refuses them (issue 38).
+
+Each rule is checked against the installed SCTK binary where one applies: ``sctk rfilter1`` for GLM
+lines, ``sctk sclite`` for trn ids and stm ``IGNORE`` segments, ``sctk hubscr`` for a GLM with a
+byte-order mark (read as the same GLM without it).
+"""
+
+from __future__ import annotations
+
+import codecs
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_glm import run_hubscr
+from test_sclite_case import needs_sctk
+
+from lightscore.text.hubscr.glm import GlmError, glm_path, read_glm
+from lightscore.text.hubscr.pipeline import hubscr
+
+# docs/sclite.md's worked example: its trailing ";;" comments matter once a BOM moves the comment mark.
+EXAMPLE_STM = """\
+f1 A spk1 0.00 2.00 he's gonna uh-huh (um) e-mail you
+f1 A spk2 2.00 4.00 mr. smith's { going / @ } wor- yes
+f1 A spk1 4.00 5.00 IGNORE_TIME_SEGMENT_IN_SCORING
+f1 A spk2 6.00 7.00 okay then
+f1 B spk3 0.00 3.00 hello there mm-hmm kinda
+"""
+EXAMPLE_CTM = """\
+f1 A 0.10 0.20 he's 0.9
+f1 A 0.40 0.30 going 0.8
+f1 A 0.80 0.20 to
+f1 A 1.10 0.20 uh-huh
+f1 A 1.50 0.30 email
+f1 A 2.10 0.20 mister
+f1 A 2.40 0.20 smith's
+f1 A 2.80 0.20 word
+f1 A 3.20 0.20 yes
+f1 A 4.50 0.20 noise
+f1 A 6.10 0.20 okay
+f1 B 0.20 0.20 hello
+f1 B 0.60 0.20 mhm
+f1 B 1.00 0.20 kind
+f1 B 1.40 0.20 of
+"""
+
+
+def counts(stm: Path, ctm: Path, glm: str | Path | None) -> dict[str, tuple[int, int, int, int]]:
+    """lightscore's hubscr per segment as sclite's ``.pra`` writes it: C, S, D, I."""
+    return {c.utt_id: (c.ref_len - c.sub - c.dele, c.sub, c.dele, c.ins) for c in hubscr(stm, ctm, glm)}
+
+
+def write_example(folder: Path, stm: str = EXAMPLE_STM, ctm: str = EXAMPLE_CTM) -> tuple[Path, Path]:
+    (folder / "ref.stm").write_text(stm, encoding="utf-8")
+    (folder / "hyp.ctm").write_text(ctm, encoding="utf-8")
+    return folder / "ref.stm", folder / "hyp.ctm"
+
+
+# --- GLMs: a byte-order mark, and the lines rfilter1 refuses ---
+
+
+def test_a_glm_with_a_byte_order_mark_reads_as_without_it(tmp_path: Path) -> None:
+    """The mark is not part of the ``;;`` comment mark, so ``KINDA => KIND OF ;; ISIP Doc`` keeps its comment."""
+    marked = tmp_path / "marked.glm"
+    marked.write_bytes(codecs.BOM_UTF8 + glm_path("en20030506").read_bytes())
+    assert read_glm(marked).rules == read_glm(glm_path("en20030506")).rules
+    stm, ctm = write_example(tmp_path)
+    assert counts(stm, ctm, marked) == counts(stm, ctm, "en20030506")
+    assert counts(stm, ctm, marked)["spk3-000"] == (4, 0, 1, 0)  # KIND OF matched, not KIND OF ;; ISIP DOC
+
+
+@needs_sctk
+def test_a_glm_with_a_byte_order_mark_scores_as_sctk_hubscr_without_it(tmp_path: Path) -> None:
+    """sctk would read the mark into the comment mark (a file it was never meant to see): its number without one."""
+    marked = tmp_path / "marked.glm"
+    marked.write_bytes(codecs.BOM_UTF8 + glm_path("en20030506").read_bytes())
+    stm, ctm = write_example(tmp_path)
+    assert counts(stm, ctm, marked) == run_hubscr(stm, ctm, glm_path("en20030506"))
+
+
+HEADER = ";; a test GLM\n* name \"t.glm\"\n* copy_no_hit = 'T'\n* case_sensitive = 'F'\n"
+REFUSED = {
+    "no arrow": (HEADER + "KINDA => KIND OF\nLIKE LOVE\n", r"line 6: a rule needs an arrow \(A => B\), got 'LIKE"),
+    "arrow only in a comment": (HEADER + "KINDA ;; => KIND OF\n", "line 5: a rule needs an arrow"),
+    "wrong arrow": (HEADER + "KINDA -> KIND OF\n", "line 5: a rule needs an arrow"),
+    "header without a value": (HEADER + "* bogus header\nKINDA => KIND OF\n", "line 5: a header line needs a quoted"),
+    "empty file": ("", "the GLM is empty"),
+    "header, no rule": (HEADER, r"no rule in the GLM .*comment mark ';;'"),
+    "a first rule taken for the comment mark": ("KINDA => KIND OF\n", "no rule in the GLM .*comment mark 'KINDA'"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_glm_lines_rfilter1_refuses_are_refused_naming_file_and_line(case: str, tmp_path: Path) -> None:
+    path = tmp_path / "t.glm"
+    path.write_text(REFUSED[case][0], encoding="utf-8")
+    with pytest.raises(GlmError, match=f"t.glm:? .*{REFUSED[case][1]}"):
+        read_glm(path)
+
+
+def rfilter1(glm: Path, text: str) -> subprocess.CompletedProcess:
+    """``sctk rfilter1 glm`` on one trn line (it exits 3 on a bad rule and crashes on a GLM without rules)."""
+    return subprocess.run(["sctk", "rfilter1", str(glm)], input=text, capture_output=True, text=True)
+
+
+@needs_sctk
+@pytest.mark.parametrize("case", REFUSED)
+def test_sctk_rfilter1_refuses_the_same_glms(case: str, tmp_path: Path) -> None:
+    path = tmp_path / "t.glm"
+    path.write_text(REFUSED[case][0], encoding="utf-8")
+    assert rfilter1(path, "i kinda like it (u1)\n").returncode != 0
+
+
+@needs_sctk
+def test_a_glm_both_read_filters_alike(tmp_path: Path) -> None:
+    """The control: blank lines, comments and ``;;`` after a rule are fine for both."""
+    from lightscore.text.hubscr.glm import csrfilt
+
+    path = tmp_path / "t.glm"
+    path.write_text(HEADER + "\n\t\n;;\nKINDA => KIND OF ;; a => comment\nLIKE => LOVE ;;\n", encoding="utf-8")
+    done = rfilter1(path, "i kinda like it (u1)\n")
+    assert done.returncode == 0
+    assert done.stdout.split() == csrfilt("i kinda like it (u1)", read_glm(path), upcase=False).split()
