@@ -57,6 +57,7 @@ MOVED: dict[str, str] = {
     "lightscore.padding": "lightscore.lightning.padding",
     "lightscore.tally": "lightscore.lightning.tally",
     "lightscore.samples": "lightscore.lightning.samples",
+    "lightscore.measure": "lightscore.offline.stage",
     "lightscore.config": "lightscore.offline.config",
     "lightscore.dataset_columns": "lightscore.offline.dataset_columns",
     "lightscore.results": "lightscore.offline.results",

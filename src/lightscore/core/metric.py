@@ -121,7 +121,8 @@ class BaseMetric(MetricState, ABC):
         >>> m.utterance_counts, m.batch_utt_ids
         ([('u1', 0, 1, 0, 2)], None)
         """
-        before, self.batch_utt_ids = self.batch_utt_ids, None if ids is None else list(ids)
+        before = self.batch_utt_ids
+        self.batch_utt_ids = None if ids is None else list(ids)
         try:
             yield
         finally:
@@ -149,7 +150,9 @@ class BaseMetric(MetricState, ABC):
         """
         before = self.collect_artifacts, self.artifact_inputs, self.artifact_part
         if data is not None:
-            self.collect_artifacts, self.artifact_inputs, self.artifact_part = True, dict(data), part
+            self.collect_artifacts = True
+            self.artifact_inputs = dict(data)
+            self.artifact_part = part
         try:
             yield
         finally:
@@ -353,3 +356,19 @@ class BaseMetric(MetricState, ABC):
         33.33333333333333
         """
         return score_one(self, data, test_name, output_dir, progress=progress)
+
+
+def __getattr__(name: str) -> Any:
+    # merged_result lived here until the merge road got its own module; the old path keeps working.
+    if name == "merged_result":
+        import warnings
+
+        from lightscore.core import merge
+
+        warnings.warn(
+            "lightscore.core.metric.merged_result moved to lightscore.core.merge.merged_result",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return merge.merged_result
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

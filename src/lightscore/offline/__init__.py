@@ -8,16 +8,12 @@ through this package and needs none of it.
 'lightscore.offline.stage'
 """
 
-from __future__ import annotations
+from lightscore._lazy import lazy_exports
 
-from typing import Any
-
-__all__ = ["measure", "process_group"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from lightscore.offline import stage
-
-        return getattr(stage, name)
-    raise AttributeError(f"module 'lightscore.offline' has no attribute {name!r}")
+_EXPORTS = {
+    "MeasureInterrupted": "lightscore.offline.interrupts",
+    "measure": "lightscore.offline.stage",
+    "process_group": "lightscore.offline.stage",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

@@ -3,8 +3,8 @@
 Each name loads its module on first use (numpy stays unloaded until an alignment runs).
 
 >>> from lightscore.text.sclite import sclite_counts
->>> sclite_counts(["a", "b"], ["a", "c"])
-(1, 0, 0, 1)
+>>> sclite_counts(["a", "b"], ["a", "c"])  # substitutions, deletions, insertions
+(1, 0, 0)
 """
 
 from lightscore._lazy import lazy_exports
