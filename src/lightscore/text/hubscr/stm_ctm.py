@@ -1,7 +1,7 @@
 """sclite's stm references and ctm hypotheses, and its rule for giving each reference segment its words.
 
 An stm line is ``file channel speaker begin end [<labels>] transcript`` (the
-transcript may be ``IGNORE_TIME_SEGMENT_IN_SCORING``); a ctm line is ``file
+transcript may hold ``IGNORE_TIME_SEGMENT_IN_SCORING``, `is_ignored`); a ctm line is ``file
 channel begin duration word [confidence]``, and ``<ALT_BEGIN>`` / ``<ALT>`` /
 ``<ALT_END>`` lines (times ``*``) bound an alternation (what ``csrfilt`` makes
 of ``{HE IS / HE HAS}``). Lines starting ``;;`` are comments.
@@ -260,7 +260,7 @@ def assign_words(
         midpoints: Each item's `CtmItem.midpoint`, per key of ``ctm``, when the reader has them already.
 
     Returns:
-        One entry per segment that is not ``IGNORE_TIME_SEGMENT_IN_SCORING``, in sclite's order
+        One entry per segment whose text sclite does not ignore (`is_ignored`), in sclite's order
         (file, channel, then time), named ``<speaker>-NNN`` per speaker in that order.
 
     >>> seg = [Segment("f", "1", "s", 0, 1, "", "a", 1), Segment("f", "1", "s", 2, 3, "", "b", 2)]
@@ -316,15 +316,32 @@ _BEGIN = attrgetter("begin")
 
 
 def is_ignored(text: str) -> bool:
-    """Whether a segment's text is ``IGNORE_TIME_SEGMENT_IN_SCORING`` (any case, spaces around).
+    """Whether sclite ignores a segment with this text: it *holds* ``IGNORE_TIME_SEGMENT_IN_SCORING`` or
+    ``IGNORETIMESEGMENTINSCORING`` (SCTK's ``lvc_refe.stm`` spelling), A-Z in any case, even under ``-s``.
 
-    >>> is_ignored(" ignore_time_segment_in_scoring"), is_ignored("IGNORE_TIME_SEGMENT_IN_SCORING x")
-    (True, False)
+    sclite looks for the mark anywhere in the text, inside a word too (``xIGNORE_TIME_SEGMENT_IN_SCORINGy``),
+    so a segment whose words merely include it is ignored whole. Other letters do not fold (a dotless ``ı``
+    is not an ``I``), and a mixed spelling (``IGNORE_TIMESEGMENTINSCORING``) is no mark: both checked
+    against ``sctk sclite``.
+
+    Args:
+        text: A segment's transcript.
+
+    Returns:
+        True when sclite drops the segment and the hypothesis words it gets.
+
+    >>> is_ignored(" ignore_time_segment_in_scoring"), is_ignored("x IgnoreTimeSegmentInScoring y")
+    (True, True)
+    >>> is_ignored("IGNORE_TIME_SEGMENT"), is_ignored("IGNORE_TIMESEGMENTINSCORING")
+    (False, False)
     """
-    if "_" not in text:  # nearly every text: decided without stripping or upper-casing it
-        return False
-    text = text.strip()
-    return len(text) == len(IGNORE) and text.upper() == IGNORE
+    # Most texts are shorter than the mark: decided without a search.
+    return len(text) >= len(_IGNORE_JOINED) and _IGNORE_MARK.search(text) is not None
+
+
+_IGNORE_JOINED = IGNORE.replace("_", "")
+# re.ASCII: only A-Z fold, as in sclite's byte-wise comparison (Unicode folding would take "ı" for "I").
+_IGNORE_MARK = re.compile(f"{IGNORE}|{_IGNORE_JOINED}", re.IGNORECASE | re.ASCII)
 
 
 Key = tuple[str, str]  # a conversation's (file, channel)
