@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_glm import run_hubscr
+from test_glm import parse_pra_scores, run_hubscr
 from test_sclite_case import needs_sctk
 
 from lightscore.text.hubscr.glm import GlmError, glm_path, read_glm
@@ -121,3 +121,39 @@ def test_a_glm_both_read_filters_alike(tmp_path: Path) -> None:
     done = rfilter1(path, "i kinda like it (u1)\n")
     assert done.returncode == 0
     assert done.stdout.split() == csrfilt("i kinda like it (u1)", read_glm(path), upcase=False).split()
+
+
+# --- stm: the segments sclite ignores ---
+
+MARKS = [
+    "IGNORE_TIME_SEGMENT_IN_SCORING",
+    "ignore_time_segment_in_scoring",
+    "IGNORETIMESEGMENTINSCORING",  # SCTK's lvc_refe.stm
+    "x IgnoreTimeSegmentInScoring y",
+    "xIGNORE_TIME_SEGMENT_IN_SCORINGy",
+    "IGNORE_TIME_SEGMENT",  # not a mark: scored
+    "IGNORE_TIMESEGMENTINSCORING",  # a mixed spelling is no mark: scored
+    "ıgnore_tıme_segment_ın_scorıng",  # dotless ı is no I in sclite: scored
+]
+
+
+def ignore_pair(folder: Path) -> tuple[Path, Path]:
+    """One conversation: a scored segment, then one per text of `MARKS`, each given two hypothesis words."""
+    stm = ["f1 A s1 0.00 1.00 a b"]
+    ctm = ["f1 A 0.10 0.20 a", "f1 A 0.50 0.20 b"]
+    for k, text in enumerate(MARKS, 1):
+        stm.append(f"f1 A s{k % 3} {k:.2f} {k + 1:.2f} {text}")
+        ctm += [f"f1 A {k + 0.2:.2f} 0.20 x", f"f1 A {k + 0.5:.2f} 0.20 y"]
+    return write_example(folder, "\n".join(stm) + "\n", "\n".join(ctm) + "\n")
+
+
+@needs_sctk
+def test_ignored_segments_are_those_sctk_sclite_ignores(tmp_path: Path) -> None:
+    """A text *holding* either spelling of the mark, A-Z in any case, is ignored; its words go with it."""
+    stm, ctm = ignore_pair(tmp_path)
+    command = ["sctk", "sclite", "-r", stm.name, "stm", "-h", ctm.name, "ctm", "-o", "pra", "stdout"]
+    done = subprocess.run(command, cwd=tmp_path, check=True, capture_output=True, text=True)
+    expected = parse_pra_scores(done.stdout)
+    assert len(expected) == 4  # the plain segment and the three texts that are no mark
+    assert counts(stm, ctm, None) == expected
+    assert counts(stm, ctm, "en20030506") == run_hubscr(stm, ctm, glm_path("en20030506"), "-V")
