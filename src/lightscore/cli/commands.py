@@ -27,14 +27,19 @@ __all__ = ["run_compare", "run_compare_sets", "run_measure", "run_report"]
 
 
 def run_measure(args: argparse.Namespace) -> int:
-    """``lightscore measure``: progress to stderr, the result table and the metrics.json path to stdout."""
+    """``lightscore measure``: progress to stderr, the result table and the metrics.json path to stdout.
+
+    Stopped by Ctrl-C or SIGTERM, it prints the finished pairs' results (written to metrics.json) before
+    `main` exits with 130 or 143.
+    """
+    from lightscore.offline.interrupts import MeasureInterrupted
     from lightscore.offline.results import MeasureError
     from lightscore.offline.stage import measure
 
     bar = ProgressBar(sys.stderr)
     try:
         results = measure(args.config, overrides=args.overrides, progress=bar, scoreboard=args.scoreboard)
-    except MeasureError as e:
+    except (MeasureError, MeasureInterrupted) as e:  # the finished pairs' results are shown, then the error
         bar.close()
         _print_results(e.results)
         raise

@@ -197,7 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: The arguments after ``lightscore`` (default: ``sys.argv[1:]``).
 
     Returns:
-        The exit status: 0 ok, 1 error, 130 interrupted (bad usage exits with 2 from argparse).
+        The exit status: 0 ok, 1 error, 130 interrupted by Ctrl-C, 143 by SIGTERM during ``measure`` (bad usage
+        exits with 2 from argparse).
 
     >>> import contextlib, io
     >>> with contextlib.redirect_stderr(io.StringIO()) as err:
@@ -209,9 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except KeyboardInterrupt:
-        print("lightscore: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        # measure() says what it kept and which signal stopped it (SIGTERM: 143); a bare Ctrl-C is 130.
+        print(f"lightscore: interrupted{f': {e}' if str(e) else ''}", file=sys.stderr)
+        return getattr(e, "exit_status", 130)
     except Exception as e:
         if args.debug:
             raise

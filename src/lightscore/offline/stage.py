@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ from lightscore.offline.config import (
     with_inference,
 )
 from lightscore.offline.dataset_columns import DatasetColumns
+from lightscore.offline.interrupts import MeasureInterrupted, signals_stop_scoring
 from lightscore.offline.pooling import Pool, write_measure_scoreboard
 from lightscore.offline.results import MeasureError, MeasureResults, read_metrics_json, save_results
 from lightscore.report.scoreboard import RESERVED
@@ -198,6 +200,8 @@ def measure(
         The results of this run; ``.path`` is the metrics.json written.
 
     Raises:
+        MeasureInterrupted: SIGINT (Ctrl-C) or SIGTERM arrived while scoring; the results of the pairs that
+            finished were written first (a `KeyboardInterrupt`; ``exit_status`` is 128 + the signal).
         MeasureError: some pairs failed; metrics.json holds the others' results
             and the error lists every failure. Also when metrics.json could not
             be written at the end: ``written`` is False and ``results`` holds
@@ -226,10 +230,34 @@ def measure(
     json_path = inference_dir / "metrics.json"
     read_metrics_json(json_path)  # a malformed file stops the run before anything is scored
     _check_inference_dir_writable(inference_dir, where)  # so does a folder the results could not be written into
-    with process_group() as (rank, world):
+    stopped: KeyboardInterrupt | None = None
+    with process_group() as (rank, world), signals_stop_scoring():
         jobs = _jobs(entries, inference_dir, columns, rank, world)
         pool = Pool()  # every scored pair's states: a metric on several test sets gets pooled and macro results
-        outcomes = score_jobs(jobs, inference_dir, rank=rank, world=world, progress=progress, on_states=pool)
+        outcomes: list[Any] = []
+        try:
+            for job in jobs:  # one job at a time: Ctrl-C or SIGTERM keeps the result of every finished job
+                outcomes += score_jobs([job], inference_dir, rank=rank, world=world, progress=progress, on_states=pool)
+        except KeyboardInterrupt as e:
+            stopped = e
+    scoreboard = stopped is None and (scoreboard or scoreboard_of(cfg, where))
+    results, failures, written = _write_results(jobs, outcomes, pool, json_path, rank, scoreboard)
+    if stopped is not None:
+        signum = getattr(stopped, "signum", signal.SIGINT)
+        raise MeasureInterrupted(signum, results, len(outcomes), len(jobs), written) from None
+    if failures:
+        raise MeasureError(failures, results, written)
+    return results
+
+
+def _write_results(
+    jobs: Sequence[Job], outcomes: Sequence[Any], pool: Pool, json_path: Path, rank: int, scoreboard: bool
+) -> tuple[MeasureResults, list[tuple[str, str, BaseException]], bool]:
+    """This run's results, failures and whether metrics.json was written; rank 0 writes them (and the scoreboard).
+
+    ``outcomes`` may be shorter than ``jobs`` (an interrupted run): the jobs without one are left out.
+    """
+    inference_dir = json_path.parent
     results, failures = MeasureResults(), []
     results.path = json_path
     for job, outcome in zip(jobs, outcomes):
@@ -239,7 +267,6 @@ def measure(
             failures.append((job.key, job.test_name, outcome))
         else:
             results.setdefault(job.key, {})[job.test_name] = outcome
-    scoreboard = scoreboard or scoreboard_of(cfg, where)
     failed: dict[str, list[str]] = {}
     for key, test_name, _ in failures:
         failed.setdefault(key, []).append(test_name)
@@ -261,6 +288,4 @@ def measure(
                 write_measure_scoreboard(inference_dir, results, failed)
             except OSError as e:
                 failures.append(("scoreboard", str(inference_dir), e))
-    if failures:
-        raise MeasureError(failures, results, written)
-    return results
+    return results, failures, written
