@@ -8,7 +8,8 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_meeting_wer import oracle, session
+from meeting_strategies import session, timed_words
+from test_meeting_wer import oracle
 
 from lightscore.segments import Segment
 from lightscore.text.meeting.time_constrained import tcp_counts
@@ -33,19 +34,6 @@ def test_tcp_counts_and_assignment_equal_meeteval(ref, hyp, collar, ref_timing, 
     options = dict(reference_pseudo_word_level_timing=ref_timing, hypothesis_pseudo_word_level_timing=hyp_timing)
     ours = tcp_counts(ref, hyp, collar, ref_timing, hyp_timing)
     assert tuple(ours) == oracle(ref, hyp, tcp_word_error_rate, collar=collar, **options)
-
-
-@st.composite
-def timed_words(draw, max_size: int = 12) -> list[tuple[str, float, float]]:
-    """``(word, start, end)`` lists: sorted or not, negative starts (meeteval then fills the whole matrix),
-    points and intervals on a quarter-second grid (exact ties), empty words."""
-    words = []
-    for _ in range(draw(st.integers(0, max_size))):
-        start = draw(st.integers(-8, 40)) / 4
-        words.append((draw(st.sampled_from(["", "a", "b", "c"])), start, start + draw(st.integers(0, 8)) / 4))
-    if draw(st.booleans()):
-        words.sort(key=lambda w: w[1])
-    return words
 
 
 @settings(max_examples=500, deadline=None)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from meeting_strategies import session
 
 from lightscore.core.batch import feed
 from lightscore.metrics.meeting import CPWER, ORCWER, TCPWER
@@ -22,21 +22,6 @@ meeteval = pytest.importorskip("meeteval")
 from meeteval.io import SegLST  # noqa: E402
 from meeteval.wer.wer.cp import cp_word_error_rate  # noqa: E402
 from meeteval.wer.wer.orc import orc_word_error_rate  # noqa: E402
-
-WORDS = st.sampled_from(["a", "b", "c", "d", "the", "cat"])
-
-
-@st.composite
-def session(draw, prefix: str, min_speakers: int = 0, max_speakers: int = 6) -> list[Segment]:
-    """1-6 speakers (0 allowed for a hypothesis), overlapping segments, empty word lists, ties in start time."""
-    speakers = draw(st.integers(min_speakers, max_speakers))
-    segments = []
-    for k in range(speakers):
-        for _ in range(draw(st.integers(1, 4))):
-            start = draw(st.integers(0, 40)) / 4
-            words = " ".join(draw(st.lists(WORDS, max_size=6)))
-            segments.append(Segment(f"{prefix}{k}", start, start + draw(st.integers(0, 12)) / 4, words))
-    return draw(st.permutations(segments))
 
 
 def as_seglst(segments: list[Segment], session_id: str = "s") -> SegLST:

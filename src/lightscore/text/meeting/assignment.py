@@ -16,10 +16,22 @@ tcpWER lives in `lightscore.text.meeting.time_constrained`. Nothing here imports
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["OrcCounts", "SessionCounts", "assign", "cp_counts", "orc_counts", "speaker_streams", "word_breakdown"]
+__all__ = [
+    "OrcCounts",
+    "SessionCounts",
+    "assign",
+    "cp_counts",
+    "orc_counts",
+    "orc_matching",
+    "pair_breakdowns",
+    "session_counts",
+    "speaker_streams",
+    "word_breakdown",
+    "word_ids",
+]
 
 Assignment = tuple[tuple[Any, Any], ...]
 
@@ -74,11 +86,80 @@ def word_breakdown(ref: Sequence[str], hyp: Sequence[str]) -> tuple[int, int, in
     return counts["sub"], counts["del"], counts["ins"]
 
 
-def _ids(ref: dict[str, list[str]], hyp: dict[str, list[str]]) -> tuple[list[list[int]], list[list[int]]]:
-    """Words as ints shared by both sides: rapidfuzz compares ints faster than strings."""
-    vocab: dict[str, int] = {}
-    as_ids = [[vocab.setdefault(w, len(vocab)) for w in words] for words in ref.values()]
-    return as_ids, [[vocab.setdefault(w, len(vocab)) for w in words] for words in hyp.values()]
+def pair_breakdowns(
+    ref: Sequence[Sequence[str]], hyp: Sequence[Sequence[str]], pairs: Sequence[tuple[int | None, int | None]]
+) -> list[tuple[int, int, int]]:
+    """Each assigned pair's `word_breakdown` (a missing side: no words).
+
+    Args:
+        ref: The reference speakers' words.
+        hyp: The hypothesis speakers' words.
+        pairs: Index pairs (None: no speaker on that side).
+
+    Returns:
+        Each pair's ``(substitutions, deletions, insertions)``.
+
+    >>> pair_breakdowns([["a"]], [["b", "c"]], [(0, None), (None, 0)])
+    [(0, 1, 0), (0, 0, 2)]
+    """
+    return [word_breakdown(ref[r] if r is not None else [], hyp[h] if h is not None else []) for r, h in pairs]
+
+
+def word_ids(words: Iterable[str], vocab: dict[str, int]) -> list[int]:
+    """Each word's id in ``vocab``, a new word taking the next id (``vocab`` grows): ints compare faster.
+
+    Args:
+        words: The words.
+        vocab: The ids given so far, shared by every stream of a session.
+
+    Returns:
+        The ids, in order.
+
+    >>> vocab = {}
+    >>> word_ids(["a", "b", "a"], vocab), word_ids(["c", "b"], vocab)
+    ([0, 1, 0], [2, 1])
+    """
+    return [vocab.setdefault(w, len(vocab)) for w in words]
+
+
+def session_counts(
+    ref_names: Sequence[Any],
+    hyp_names: Sequence[Any],
+    length: int,
+    pairs: Sequence[tuple[int | None, int | None]],
+    breakdowns: Sequence[tuple[int, int, int]],
+) -> SessionCounts:
+    """A session's `SessionCounts` from its speaker pairs and each pair's ``(substitutions, deletions, insertions)``.
+
+    Args:
+        ref_names: The reference speakers, in stream order.
+        hyp_names: The hypothesis speakers, in stream order.
+        length: The reference words.
+        pairs: The assignment as index pairs (None: no speaker on that side).
+        breakdowns: Each pair's S/D/I.
+
+    Returns:
+        The counts, speakers named in the assignment.
+
+    >>> session_counts(["A"], ["x", "y"], 2, [(0, 1), (None, 0)], [(1, 0, 0), (0, 0, 3)])[:5]
+    (4, 2, 1, 0, 3)
+    """
+    sub = sum(s for s, _, _ in breakdowns)
+    dele = sum(d for _, d, _ in breakdowns)
+    ins = sum(i for _, _, i in breakdowns)
+    return SessionCounts(
+        errors=sub + dele + ins,
+        length=length,
+        substitutions=sub,
+        deletions=dele,
+        insertions=ins,
+        missed_speaker=max(0, len(ref_names) - len(hyp_names)),
+        falarm_speaker=max(0, len(hyp_names) - len(ref_names)),
+        scored_speaker=len(ref_names),
+        assignment=tuple(
+            (ref_names[r] if r is not None else None, hyp_names[h] if h is not None else None) for r, h in pairs
+        ),
+    )
 
 
 def assign(
@@ -108,6 +189,8 @@ def assign(
 def cp_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> SessionCounts:
     """cpWER counts of one session: equal to meeteval's ``cp_word_error_rate`` (errors, breakdown, assignment).
 
+    The distances come from rapidfuzz (C) on word ids. Plain twin: `lightscore.text.meeting.reference.cp_counts`.
+
     Args:
         ref_segments: The reference segments (``speaker``, ``start``, ``words``).
         hyp_segments: The hypothesis segments.
@@ -124,28 +207,15 @@ def cp_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> Sessi
     """
     from rapidfuzz.distance import Levenshtein
 
-    ref, hyp = speaker_streams(ref_segments), speaker_streams(hyp_segments)
-    ref_ids, hyp_ids = _ids(ref, hyp)
-    pairs = assign(ref_ids, hyp_ids, Levenshtein.distance, [])
-    ref_words, hyp_words = list(ref.values()), list(hyp.values())
-    ref_names, hyp_names = list(ref), list(hyp)
-    sub = dele = ins = 0
-    for r, h in pairs:
-        s, d, i = word_breakdown(ref_words[r] if r is not None else [], hyp_words[h] if h is not None else [])
-        sub, dele, ins = sub + s, dele + d, ins + i
-    return SessionCounts(
-        errors=sub + dele + ins,
-        length=sum(len(words) for words in ref_words),
-        substitutions=sub,
-        deletions=dele,
-        insertions=ins,
-        missed_speaker=max(0, len(ref) - len(hyp)),
-        falarm_speaker=max(0, len(hyp) - len(ref)),
-        scored_speaker=len(ref),
-        assignment=tuple(
-            (ref_names[r] if r is not None else None, hyp_names[h] if h is not None else None) for r, h in pairs
-        ),
-    )
+    ref = speaker_streams(ref_segments)
+    hyp = speaker_streams(hyp_segments)
+    ref_words = list(ref.values())
+    hyp_words = list(hyp.values())
+    vocab: dict[str, int] = {}
+    ref_ids = [word_ids(words, vocab) for words in ref_words]
+    pairs = assign(ref_ids, [word_ids(words, vocab) for words in hyp_words], Levenshtein.distance, [])
+    breakdowns = pair_breakdowns(ref_words, hyp_words, pairs)
+    return session_counts(list(ref), list(hyp), sum(map(len, ref_words)), pairs, breakdowns)
 
 
 class OrcCounts(NamedTuple):
@@ -167,10 +237,13 @@ def _advance(cost: Any, origin: Any, words: Sequence[int], stream: Any) -> tuple
     """Levenshtein rows (one per grid line) after reading ``words`` against one stream, with each cell's origin.
 
     Ties resolve as meeteval's ``update_levenshtein_row``: a match takes the diagonal; else the
-    cell from the left wins, then the one above, then the diagonal. The running minimum of
-    ``cost - position`` turns the left-to-right dependency into whole-array operations.
+    cell from the left wins, then the one above, then the diagonal. The running minimum
+    (`lightscore.text.dp_rows.close_row`) turns the left-to-right dependency into whole-array operations.
+    Plain twin: `lightscore.text.meeting.reference._read_words` (one line at a time).
     """
     import numpy as np
+
+    from lightscore.text.dp_rows import close_row
 
     position = np.arange(cost.shape[1])
     for word in words:
@@ -182,7 +255,7 @@ def _advance(cost: Any, origin: Any, words: Sequence[int], stream: Any) -> tuple
         # A match takes the diagonal even when the left cell is cheaper (meeteval's start state is not
         # 1-Lipschitz after an empty stream), so each match restarts the running minimum.
         restart = np.cumsum(np.concatenate([[True], match])) << 40
-        cost = np.minimum.accumulate(vertical - position - restart, axis=1) + position + restart
+        cost = close_row(vertical, position + restart)
         from_left = np.zeros(cost.shape, dtype=bool)
         from_left[:, 1:] = ~match & (cost[:, :-1] + 1 <= vertical[:, 1:])
         source = np.maximum.accumulate(np.where(from_left, 0, position), axis=1)
@@ -197,6 +270,7 @@ def _start_costs(dims: Sequence[int]) -> Any:
     so far; meeteval advances to the next stride only on reaching it exactly, so after an empty
     stream (two equal strides) it keeps the smaller stride for the rest of the grid. The numbers
     then exceed the true insertion counts; it is kept so that results and ties stay meeteval's.
+    Plain twin: `lightscore.text.meeting.reference.orc_start_costs`.
 
     >>> _start_costs([2, 3]).tolist()
     [0, 1, 1, 2, 2, 3]
@@ -230,6 +304,15 @@ def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence
     fastest); for each utterance and stream every line of the grid along that stream is advanced at
     once, and a cell keeps the first stream (lowest index) with its lowest cost.
 
+    Plain twin: `lightscore.text.meeting.reference.orc_matching`.
+
+    Args:
+        utterances: The reference segments' word ids, in order.
+        streams: The hypothesis streams' word ids (at least one stream).
+
+    Returns:
+        The chosen stream index of each utterance.
+
     Raises:
         ValueError: the grid is too large to search (more than 50 million cells).
 
@@ -248,18 +331,24 @@ def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence
     lines = [np.moveaxis(flat, len(dims) - 1 - a, -1).reshape(-1, dims[a]) for a in range(len(dims))]
     hyps = [np.asarray(s, dtype=np.int64) for s in streams]
     cost = _start_costs(dims)
-    links, actives = [], []
+    links = []  # per utterance: each cell's cell before
+    actives = []  # per utterance: each cell's stream
     for words in utterances:
-        best, link, active = np.empty_like(cost), np.empty_like(cost), np.zeros_like(cost)
+        best = np.empty_like(cost)
+        link = np.empty_like(cost)
+        active = np.zeros_like(cost)
         for a, cells in enumerate(lines):
             c, came = _advance(cost[cells], cells, words, hyps[a])
-            better = np.ones(c.shape, dtype=bool) if a == 0 else best[cells] > c
+            better = np.ones(c.shape, dtype=bool) if a == 0 else best[cells] > c  # the first stream keeps a tie
             target = cells[better]
-            best[target], link[target], active[target] = c[better], came[better], a
+            best[target] = c[better]
+            link[target] = came[better]
+            active[target] = a
         cost = best
         links.append(link)
         actives.append(active)
-    cell, chosen = total - 1, []
+    cell = total - 1
+    chosen = []
     for link, active in zip(reversed(links), reversed(actives)):
         chosen.append(int(active[cell]))
         cell = int(link[cell])
@@ -285,17 +374,16 @@ def orc_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> OrcC
     if not hyp:  # nothing to assign to (meeteval fails an assertion here): every word is deleted
         return OrcCounts(length, length, 0, length, 0, (None,) * len(order))
     vocab: dict[str, int] = {}
-    as_ids = [[vocab.setdefault(w, len(vocab)) for w in words] for words in utterances]
-    streams = [[vocab.setdefault(w, len(vocab)) for w in words] for words in hyp.values()]
-    chosen = orc_matching(as_ids, streams)
+    as_ids = [word_ids(words, vocab) for words in utterances]
+    chosen = orc_matching(as_ids, [word_ids(words, vocab) for words in hyp.values()])
     names = list(hyp)
     assigned: list[list[str]] = [[] for _ in names]
     for stream, words in zip(chosen, utterances):
         assigned[stream].extend(words)
-    sub = dele = ins = 0
-    for words, hyp_words in zip(assigned, hyp.values()):
-        s, d, i = word_breakdown(words, hyp_words)
-        sub, dele, ins = sub + s, dele + d, ins + i
+    breakdowns = [word_breakdown(words, hyp_words) for words, hyp_words in zip(assigned, hyp.values())]
+    sub = sum(s for s, _, _ in breakdowns)
+    dele = sum(d for _, d, _ in breakdowns)
+    ins = sum(i for _, _, i in breakdowns)
     assignment: list[Any] = [None] * len(order)
     for index, stream in zip(order, chosen):
         assignment[index] = names[stream]

@@ -12,19 +12,78 @@ not prune (starts unsorted, or below 0 once the collar is applied: the usual
 tcpWER case) get whole matrices from `whole_matrices`: every reference stream
 against all hypothesis streams side by side. Either way a session costs about
 ``max(reference words)`` numpy steps, not one Python step per cell.
+
+Plain twin of both fills: `lightscore.text.meeting.reference.tc_matrix`. The word-overlap test
+(`overlaps`) and the traceback (`walk`) are written once, here, and read by both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["UNSEEN", "Bands", "Stream", "band_width", "fill_bands", "keeps_rows", "stream", "trace", "whole_matrices"]
+from lightscore.text.dp_rows import close_row
+from lightscore.text.meeting.assignment import word_ids
+
+__all__ = [
+    "UNSEEN",
+    "Bands",
+    "Stream",
+    "band_width",
+    "fill_bands",
+    "keeps_rows",
+    "overlaps",
+    "starts_sorted",
+    "stream",
+    "trace",
+    "walk",
+    "whole_matrices",
+]
 
 UNSEEN = 2**32 - 2  # meeteval's max_value (UINT_MAX - 1): the cells its pruned fill never reaches
 _FAR = 2**40  # a step that is not allowed: dearer than any reachable cell, UNSEEN ones included
+
+
+def overlaps(start: Any, end: Any, other_start: Any, other_end: Any) -> Any:
+    """Whether two words' times overlap, so that they may be paired: meeteval's test (touching is not enough).
+
+    Works on floats and on numpy arrays (elementwise).
+
+    Args:
+        start: One word's start.
+        end: Its end.
+        other_start: The other word's start.
+        other_end: Its end.
+
+    Returns:
+        ``start < other_end and end > other_start``.
+
+    >>> overlaps(0.0, 1.0, 1.0, 2.0), overlaps(0.0, 1.0, 0.5, 0.5)
+    (False, True)
+    >>> overlaps(np.array([0.0, 3.0]), np.array([1.0, 4.0]), 0.5, 3.5).tolist()
+    [True, True]
+    """
+    return (start < other_end) & (end > other_start)
+
+
+def starts_sorted(starts: Sequence[float], floor: float = -np.inf) -> bool:
+    """Whether ``starts`` never decrease, beginning at ``floor`` or later.
+
+    With ``floor=0`` it is meeteval's test for pruning a time-constrained matrix.
+
+    Args:
+        starts: The words' start times, in stream order.
+        floor: The smallest first start allowed.
+
+    Returns:
+        True when sorted.
+
+    >>> starts_sorted([0.0, 1.0, 1.0]), starts_sorted([-1.0, 0.0], floor=0.0), starts_sorted([1.0, 0.5])
+    (True, False, False)
+    """
+    return all(a <= b for a, b in zip([floor, *starts], starts))
 
 
 class Stream(NamedTuple):
@@ -53,12 +112,11 @@ def stream(words: Sequence[tuple], vocab: dict[str, int]) -> Stream:
     (False, True)
     """
     kept = [w for w in words if w[0]]
-    ids = np.array([vocab.setdefault(w, len(vocab)) for w, _, _ in kept], dtype=np.int64)
+    ids = np.array(word_ids([w for w, _, _ in kept], vocab), dtype=np.int64)
     times = np.array([(s, e) for _, s, e in kept], dtype=np.float64).reshape(-1, 2)
-    starts = times[:, 0]
-    monotone = bool(np.all(starts[1:] >= starts[:-1]))
-    ordered = monotone and bool(starts.size == 0 or starts[0] >= 0)
-    return Stream(ids, starts, times[:, 1].copy(), ordered, monotone)
+    starts = [s for _, s, _ in kept]
+    ordered = starts_sorted(starts, floor=0.0)
+    return Stream(ids, times[:, 0].copy(), times[:, 1].copy(), ordered, ordered or starts_sorted(starts))
 
 
 def _windows(ref: Stream, hyp: Stream) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -149,7 +207,7 @@ def _fill_windows(hs: np.ndarray, he: np.ndarray, hid: np.ndarray, ref: tuple, w
         cols = lo[i][:, None] + k
         at = base + cols
         # The diagonal step needs overlapping words; the step from above stays in the band or its left cell.
-        overlap = (rs[i] < he[at]) & (re[i] > hs[at]) & (cols < stop[i][:, None])
+        overlap = overlaps(rs[i], re[i], hs[at], he[at]) & (cols < stop[i][:, None])
         pair_cost = np.where(overlap, rid[i] != hid[at], _FAR)
         pair_cost[:, 0] = _FAR
         up_cost = np.where(cols < stop[i][:, None], 1, _FAR)
@@ -160,9 +218,7 @@ def _fill_windows(hs: np.ndarray, he: np.ndarray, hid: np.ndarray, ref: tuple, w
             shift = (lo[i] - lo[i - 1])[:, None]
             up = prev.ravel()[pad + np.minimum(k + shift, width)]
             diagonal = prev.ravel()[pad + np.clip(k + shift - 1, 0, width)]
-        # row[c] = min(v[c], row[c - 1] + 1): a running minimum of v - k, then + k
-        v = np.minimum(up + up_cost, diagonal + pair_cost)
-        row = np.minimum.accumulate(v - k, axis=1) + k
+        row = close_row(np.minimum(up + up_cost, diagonal + pair_cost), k)  # then insertions, one per step
         row[cols > hi[i][:, None]] = UNSEEN
         rows[i] = row
     return rows
@@ -231,8 +287,9 @@ class _Overlaps:
         count = np.maximum(np.searchsorted(starts, re, side="left") - lo, 0)  # words starting before its end
         row = np.repeat(np.arange(len(rs)), count)
         word = order[lo[row] + np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)]
-        ends_after = hyp.ends[word] > rs[row]
-        return row[ends_after], word[ends_after]
+        # The search found the words starting before the reference word ends; keep the ones that overlap it.
+        kept = overlaps(rs[row], re[row], hyp.starts[word], hyp.ends[word])
+        return row[kept], word[kept]
 
     def block(self, rows: range) -> np.ndarray:
         """The costs of reference words ``rows``: ``(row, slot row, column)``."""
@@ -263,11 +320,8 @@ def _whole_rows(overlaps: _Overlaps, position: np.ndarray, restart: np.ndarray, 
         v[:, 0] = row[:, 0] + 1
         np.add(row[:, :-1], pair_cost[:, 1:], out=pair_cost[:, 1:])
         np.minimum(row[:, 1:] + 1, pair_cost[:, 1:], out=v[:, 1:])
-        v -= restart
         at = i % len(out)
-        row = out[at]
-        np.minimum.accumulate(v, axis=1, out=row)
-        row += restart
+        row = close_row(v, restart, out=out[at])
         yield at
 
 
@@ -333,18 +387,58 @@ def whole_matrices(refs: Sequence[Stream], hyps: Sequence[Stream]) -> Whole:
     return Whole(distances, rows if keep else None, first)
 
 
-def trace(bands: Bands, p: int, ref: Stream, hyp: Stream) -> tuple[int, int, int]:
-    """``(substitutions, deletions, insertions)`` of pair ``p``, walked back with meeteval's preference.
+def walk(cell: Callable[[int, int], int], ref: Sequence[tuple], hyp: Sequence[tuple]) -> tuple[int, int, int]:
+    """``(substitutions, deletions, insertions)`` walked back from the last cell with meeteval's preference.
 
-    From the last cell: a pair (correct or substituted) if strictly cheapest, else a deletion if
-    strictly cheaper than an insertion, else an insertion.
+    From cell ``(i, j)``: the pair of words ``i`` and ``j`` (correct or substituted) when their times
+    overlap and it is strictly cheapest, else a deletion when strictly cheaper than an insertion,
+    else an insertion. Once one side is used up, the rest of the other are deletions or insertions.
+
+    Args:
+        cell: The filled matrix, ``cell(i, j)`` (row 0 included; cells never filled read `UNSEEN`).
+        ref: The reference's ``(word, start, end)``.
+        hyp: The hypothesis' ``(word, start, end)``.
+
+    Returns:
+        The breakdown.
+
+    >>> matrix = [[0, 1, 2], [1, 0, 1], [2, 1, 2]]
+    >>> walk(lambda i, j: matrix[i][j], [("a", 0, 1), ("b", 1, 2)], [("a", 0.5, 0.5), ("b", 3, 3)])
+    (0, 1, 1)
+    """
+    i = len(ref)
+    j = len(hyp)
+    counts = {"sub": 0, "del": 0, "ins": 0}
+    while i > 0 and j > 0:
+        insertion = cell(i, j - 1) + 1
+        deletion = cell(i - 1, j) + 1
+        word, start, end = ref[i - 1]
+        hyp_word, hyp_start, hyp_end = hyp[j - 1]
+        if overlaps(start, end, hyp_start, hyp_end):
+            differ = int(word != hyp_word)
+            if cell(i - 1, j - 1) + differ < min(deletion, insertion):
+                counts["sub"] += differ
+                i -= 1
+                j -= 1
+                continue
+        if deletion < insertion:
+            counts["del"] += 1
+            i -= 1
+        else:
+            counts["ins"] += 1
+            j -= 1
+    return counts["sub"], counts["del"] + i, counts["ins"] + j
+
+
+def trace(bands: Bands, p: int, ref: Stream, hyp: Stream) -> tuple[int, int, int]:
+    """``(substitutions, deletions, insertions)`` of pair ``p``: `walk` over its filled windows.
 
     >>> a = stream([("x", 0.0, 1.0), ("y", 1.0, 2.0)], vocab := {})
     >>> b = stream([("x", 0.5, 0.5), ("y", 3.0, 3.0)], vocab)
     >>> trace(fill_bands([(a, b)]), 0, a, b)
     (0, 1, 1)
     """
-    n, m = bands.sizes[p]
+    n, _ = bands.sizes[p]
     window = bands.rows[:n, p]  # .item: Python ints, read one cell at a time (the walk reads few)
     lo = bands.lo[:n, p].tolist()
     width = bands.rows.shape[2]
@@ -355,18 +449,9 @@ def trace(bands: Bands, p: int, ref: Stream, hyp: Stream) -> tuple[int, int, int
         k = j - lo[i - 1]
         return window.item(i - 1, k) if 0 <= k < width else UNSEEN
 
-    rs, re, hs, he = ref.starts.tolist(), ref.ends.tolist(), hyp.starts.tolist(), hyp.ends.tolist()
-    r, h = ref.ids.tolist(), hyp.ids.tolist()
-    i, j, sub, dele, ins = n, m, 0, 0, 0
-    while i > 0 and j > 0:
-        insertion, deletion = cell(i, j - 1) + 1, cell(i - 1, j) + 1
-        if hs[j - 1] < re[i - 1] and he[j - 1] > rs[i - 1]:
-            differ = int(r[i - 1] != h[j - 1])
-            if cell(i - 1, j - 1) + differ < min(deletion, insertion):
-                sub, i, j = sub + differ, i - 1, j - 1
-                continue
-        if deletion < insertion:
-            dele, i = dele + 1, i - 1
-        else:
-            ins, j = ins + 1, j - 1
-    return sub, dele + i, ins + j
+    return walk(cell, _timed(ref), _timed(hyp))
+
+
+def _timed(s: Stream) -> list[tuple]:
+    """A stream's words as ``(id, start, end)``, Python numbers."""
+    return list(zip(s.ids.tolist(), s.starts.tolist(), s.ends.tolist()))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lightscore.text.meeting.assignment import SessionCounts, assign
+from lightscore.text.meeting.assignment import SessionCounts, assign, session_counts
 from lightscore.text.meeting.tc_bands import (
     Bands,
     Stream,
@@ -127,6 +127,7 @@ def tc_levenshtein(ref: Sequence[tuple], hyp: Sequence[tuple]) -> tuple[int, int
 
     A pair (correct or substituted) needs overlapping times (``a.start < b.end and a.end > b.start``);
     empty words are skipped. Equal to meeteval's ``time_constrained_levenshtein_distance_with_alignment``.
+    Plain twin: `lightscore.text.meeting.reference.tc_levenshtein`.
 
     >>> tc_levenshtein([("a", 0, 1), ("b", 1, 2)], [("a", 0.5, 0.5), ("b", 3, 3)])
     (2, 0, 1, 1)
@@ -232,6 +233,8 @@ def tcp_counts(
 ) -> SessionCounts:
     """tcpWER counts of one session, equal to meeteval's ``tcp_word_error_rate`` (errors, S/D/I, assignment).
 
+    Plain twin: `lightscore.text.meeting.reference.tcp_counts`.
+
     Args:
         ref_segments: The reference segments (``speaker``, ``start``, ``end``, ``words``).
         hyp_segments: The hypothesis segments.
@@ -257,20 +260,4 @@ def tcp_counts(
     refs = [stream(words, vocab) for words in ref.values()]
     table = _PairTable(refs, [stream(words, vocab) for words in hyp.values()])
     pairs = assign(list(range(len(ref))), list(range(len(hyp))), table.distance, None)
-    sub = dele = ins = 0
-    for s, d, i in table.breakdowns(pairs):
-        sub, dele, ins = sub + s, dele + d, ins + i
-    names_r, names_h = list(ref), list(hyp)
-    return SessionCounts(
-        errors=sub + dele + ins,
-        length=sum(len(r.ids) for r in refs),
-        substitutions=sub,
-        deletions=dele,
-        insertions=ins,
-        missed_speaker=max(0, len(ref) - len(hyp)),
-        falarm_speaker=max(0, len(hyp) - len(ref)),
-        scored_speaker=len(ref),
-        assignment=tuple(
-            (names_r[r] if r is not None else None, names_h[h] if h is not None else None) for r, h in pairs
-        ),
-    )
+    return session_counts(list(ref), list(hyp), sum(len(r.ids) for r in refs), pairs, table.breakdowns(pairs))

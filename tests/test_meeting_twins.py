@@ -1,0 +1,131 @@
+"""The meeting family's fast paths against their plain twins (`lightscore.text.meeting.reference`), on generated
+sessions: empty streams and words, ties, overlapping and touching times, negative starts, collars.
+
+The twins are independent of meeteval (the oracle tests in test_meeting_wer.py and test_meeting_tcp.py hold the
+fast paths to it); here each fast function must give the plain one's numbers exactly: counts, assignments, and
+the time-constrained matrices cell for cell where the fast fill keeps them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from meeting_strategies import session, timed_words
+
+from lightscore.text.meeting import assignment, reference, tc_bands
+from lightscore.text.meeting.time_constrained import tc_levenshtein, tcp_counts
+
+pytest.importorskip("kaldialign")  # the S/D/I breakdown both twins report
+
+IDS = st.lists(st.integers(0, 3), max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(dims=st.lists(st.integers(1, 4), min_size=1, max_size=4))
+def test_orc_start_costs_equal_plain(dims) -> None:
+    """Empty streams (a dimension of 1) make meeteval's start state skip strides: both keep its numbers."""
+    assert assignment._start_costs(dims).tolist() == reference.orc_start_costs(dims)
+
+
+@settings(max_examples=300, deadline=None)
+@given(utterances=st.lists(IDS, max_size=5), streams=st.lists(IDS, min_size=1, max_size=3))
+def test_orc_matching_equals_plain(utterances, streams) -> None:
+    """Empty utterances and streams, a vocabulary of 4 words: many equal-cost assignments, the same one chosen."""
+    assert assignment.orc_matching(utterances, streams) == reference.orc_matching(utterances, streams)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ref=session("r", min_speakers=1), hyp=session("h"))
+def test_cp_counts_equal_plain(ref, hyp) -> None:
+    assert assignment.cp_counts(ref, hyp) == reference.cp_counts(ref, hyp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ref=st.lists(st.sampled_from("abc"), max_size=8), hyp=st.lists(st.sampled_from("abc"), max_size=8))
+def test_levenshtein_equals_rapidfuzz(ref, hyp) -> None:
+    from rapidfuzz.distance import Levenshtein
+
+    assert reference.levenshtein(ref, hyp) == Levenshtein.distance(ref, hyp)
+
+
+def _kept(words: list[tuple]) -> list[tuple]:
+    return [w for w in words if w[0]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(ref=timed_words(), hyp=timed_words())
+def test_tc_levenshtein_equals_plain(ref, hyp) -> None:
+    assert tc_levenshtein(ref, hyp) == reference.tc_levenshtein(ref, hyp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pairs=st.lists(st.tuples(timed_words(), timed_words()), min_size=1, max_size=4))
+def test_fill_bands_equals_plain_matrix_cell_for_cell(pairs) -> None:
+    """Several pairs filled together (as tcpWER groups them): each window equals the plain pruned matrix there,
+    its distance is the last cell, its traceback the plain walk's. Unsorted streams are filled whole."""
+    vocab: dict[str, int] = {}
+    streams = [(tc_bands.stream(r, vocab), tc_bands.stream(h, vocab)) for r, h in pairs]
+    kept = [(r, h) for (r, h), (sr, sh) in zip(pairs, streams) if len(sr.ids) and len(sh.ids)]
+    streams = [(sr, sh) for sr, sh in streams if len(sr.ids) and len(sh.ids)]
+    if not streams:
+        return
+    bands = tc_bands.fill_bands(streams)
+    for p, ((r, h), (sr, sh)) in enumerate(zip(kept, streams)):
+        plain_ref = list(zip(sr.ids.tolist(), sr.starts.tolist(), sr.ends.tolist()))
+        plain_hyp = list(zip(sh.ids.tolist(), sh.starts.tolist(), sh.ends.tolist()))
+        matrix = reference.tc_matrix(plain_ref, plain_hyp, prune=sr.ordered and sh.ordered)
+        n, m = len(plain_ref), len(plain_hyp)
+        for i in range(1, n + 1):
+            lo = int(bands.lo[i - 1, p])
+            window = bands.rows[i - 1, p, : m + 1 - lo].tolist()  # a window may stop short of the row's end
+            assert window == matrix[i][lo : lo + len(window)]
+            outside = matrix[i][:lo] + matrix[i][lo + len(window) :]
+            assert all(cell == tc_bands.UNSEEN for cell in outside)
+        assert bands.distance(p) == matrix[n][m]
+        plain_walk = tc_bands.walk(lambda i, j, cells=matrix: cells[i][j], plain_ref, plain_hyp)
+        assert tc_bands.trace(bands, p, sr, sh) == plain_walk
+        assert (bands.distance(p), *tc_bands.trace(bands, p, sr, sh)) == reference.tc_levenshtein(r, h)
+
+
+@settings(max_examples=200, deadline=None)
+@given(refs=st.lists(timed_words(), min_size=1, max_size=3), hyps=st.lists(timed_words(), min_size=1, max_size=3))
+def test_whole_matrices_equal_plain_unpruned(refs, hyps) -> None:
+    """Every reference stream against every hypothesis stream side by side: each is the plain whole matrix."""
+    vocab: dict[str, int] = {}
+    sr = [s for s in (tc_bands.stream(w, vocab) for w in refs) if len(s.ids)]
+    sh = [s for s in (tc_bands.stream(w, vocab) for w in hyps) if len(s.ids)]
+    if not sr or not sh:
+        return
+    whole = tc_bands.whole_matrices(sr, sh)
+    for r, a in enumerate(sr):
+        for h, b in enumerate(sh):
+            plain_a = list(zip(a.ids.tolist(), a.starts.tolist(), a.ends.tolist()))
+            plain_b = list(zip(b.ids.tolist(), b.starts.tolist(), b.ends.tolist()))
+            matrix = reference.tc_matrix(plain_a, plain_b, prune=False)
+            assert whole.distances[r, h] == matrix[-1][-1]
+            one = whole.bands(r, h, (len(a.ids), len(b.ids)))
+            assert one.rows[:, 0].tolist() == matrix[1:]
+
+
+TIMINGS = st.sampled_from(["character_based", "character_based_points", "equidistant_intervals", "full_segment"])
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ref=session("r", min_speakers=1),
+    hyp=session("h"),
+    collar=st.sampled_from([0.0, 0.25, 1.0, 5.0]),
+    ref_timing=TIMINGS,
+    hyp_timing=TIMINGS,
+    keep_rows=st.booleans(),
+)
+def test_tcp_counts_equal_plain(ref, hyp, collar, ref_timing, hyp_timing, keep_rows) -> None:
+    """Collars that reach below 0 (whole fills), sorted and unsorted streams; with and without kept rows."""
+    keep = tc_bands.KEEP_CELLS
+    tc_bands.KEEP_CELLS = keep if keep_rows else 0
+    try:
+        fast = tcp_counts(ref, hyp, collar, ref_timing, hyp_timing)
+    finally:
+        tc_bands.KEEP_CELLS = keep
+    assert fast == reference.tcp_counts(ref, hyp, collar, ref_timing, hyp_timing)
