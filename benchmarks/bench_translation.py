@@ -61,8 +61,10 @@ def compare(name: str, sacre, mine, hyps: list[str], refs: list[str], repeats: i
     rows = [Row(method, len(hyps), seconds, unit="segments") for method, seconds in times.items()]
     print(f"### {name}, {len(hyps):,} segments (load average now {load_average()})\n")
     print(table(rows, baseline="sacrebleu 2.6", ratio_label="time / sacrebleu"))
-    print(f"\n- sacrebleu {scores['sacrebleu']!r}, lightscore {scores['lightscore']!r}: "
-          f"{'EQUAL' if scores['sacrebleu'] == scores['lightscore'] else 'DIFFERENT'}")  # fmt: skip
+    print(
+        f"\n- sacrebleu {scores['sacrebleu']!r}, lightscore {scores['lightscore']!r}: "
+        f"{'EQUAL' if scores['sacrebleu'] == scores['lightscore'] else 'DIFFERENT'}"
+    )
     cpu_ratio = statistics.median(cpu["sacrebleu 2.6"]) / statistics.median(cpu["lightscore"])
     print(f"- CPU-time speed-up (less sensitive to busy neighbours): {cpu_ratio:.2f}x")
     print(verdict(f"{name} speed-up over sacrebleu", rows[0].median / rows[1].median, 10, higher_is_better=True))

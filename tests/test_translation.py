@@ -66,8 +66,16 @@ def test_chrf_equals_sacrebleu(pairs, char_order, word_order, beta, lowercase, w
     if char_order + word_order == 0:
         char_order = 1
     hyps, refs = split(pairs)
-    check_chrf(hyps, refs, char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase,
-               whitespace=whitespace, eps_smoothing=eps)  # fmt: skip
+    check_chrf(
+        hyps,
+        refs,
+        char_order=char_order,
+        word_order=word_order,
+        beta=beta,
+        lowercase=lowercase,
+        whitespace=whitespace,
+        eps_smoothing=eps,
+    )
 
 
 @pytest.mark.parametrize(("hyp", "ref"), [(":\x00", ""), ("", ":\x00"), ("a \x00: b", "a \x00 : b \x00\x00")])
@@ -160,7 +168,8 @@ def test_paired_tests_equal_sacrebleu(test_type, cls, name):
     reference = {"BLEU": SBLEU(), "chrF2": SCHRF(), "TER": STER()}[name]
     samples = 300 if test_type == "bs" else 500
     _, scores = PairedTest([("a", hyps), ("b", other)], {name: reference}, refs, test_type, samples)()
-    a, b = ours(cls(per_utterance=True), hyps, refs), ours(cls(per_utterance=True), other, refs)
+    a = ours(cls(per_utterance=True), hyps, refs)
+    b = ours(cls(per_utterance=True), other, refs)
     test = paired_bootstrap_test if test_type == "bs" else paired_ar_test
     result = test(a.sacrebleu_rows(), b.sacrebleu_rows(), a.stats_score, n_samples=samples)
     expected = scores[name][1]
@@ -203,5 +212,61 @@ def test_names_cannot_be_mistaken():
     from lightscore.metrics import TER
 
     assert TranslationEditRate.name == "TransTER" and TER.name == "TER"
-    assert [f.name for f in TranslationEditRate().outputs] == ["TransTER", "TransTER_edits", "TransTER_ref_len",
-                                                                 "TransTER_segments"]  # fmt: skip
+    assert [f.name for f in TranslationEditRate().outputs] == [
+        "TransTER",
+        "TransTER_edits",
+        "TransTER_ref_len",
+        "TransTER_segments",
+    ]
+
+
+# -- issue 38 item 1: every sacrebleu option means what sacrebleu means -----------------------------------------------
+
+CJK = {
+    "zh": (["我喜欢编程。你好世界"], [["我喜欢编程序。你好，世界"]], 47.27),
+    "ja": (["東京に行きました。今日は晴れです"], [["東京へ行った。今日は晴れ"]], None),
+    "ko": (["안녕하세요 세계입니다"], [["안녕 세계입니다"]], None),
+}
+
+
+@pytest.mark.parametrize("lang", list(CJK))
+def test_trg_lang_picks_sacrebleus_tokenizer(lang):
+    """`BLEU(trg_lang=...)` tokenizes as sacrebleu's BLEU(trg_lang=...): zh, ja-mecab, ko-mecab (it gave 13a's 0.0)."""
+    hyps, refs, expected = CJK[lang]
+    m = check_bleu(hyps, refs, trg_lang=lang)  # statistics, score and signature equal to sacrebleu's
+    if expected is not None:
+        assert round(m.compute()["BLEU"], 2) == expected
+    assert m.tokenize == {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}[lang]
+    assert BLEU(trg_lang="de").tokenize == "13a" == BLEU().tokenize
+
+
+def test_trg_lang_with_another_tokenizer_warns_and_keeps_it():
+    with pytest.warns(UserWarning, match="tokenize '13a' for trg_lang 'zh'; sacrebleu would pick 'zh'"):
+        m = BLEU(tokenize="13a", trg_lang="zh")
+    assert m.tokenize == "13a"
+    with pytest.warns(UserWarning):
+        check_bleu(*CJK["zh"][:2], tokenize="13a", trg_lang="zh")
+
+
+def test_options_sacrebleu_has_that_lightscore_refuses():
+    """sacrebleu's SentencePiece tokenizers (they download a model) are refused by name, not silently replaced."""
+    with pytest.raises(ValueError, match="'flores200' .*SentencePiece.*not supported"):
+        BLEU(tokenize="flores200")
+    with pytest.raises(TypeError, match="references must be an int"):
+        BLEU(references=[["a reference text"]])  # sacrebleu's references= are texts: here, update() takes them
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"lowercase": True}, {"whitespace": True}, {"eps_smoothing": True}, {"beta": 1, "word_order": 2}],
+)
+def test_chrf_options_mean_sacrebleus(options):
+    check_chrf(["The Cat  sat.", "a b"], [["the cat sat .", "A  B"]], **options)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"case_sensitive": True}, {"normalized": True}, {"no_punct": True}, {"normalized": True, "asian_support": True}],
+)
+def test_ter_options_mean_sacrebleus(options):
+    check_ter(["The Cat, sat.", "東京に 行った。"], [["the cat sat .", "東京へ行った"]], **options)

@@ -35,8 +35,20 @@ def corpus(tmp_path, n: int = 120) -> dict[str, list[str]]:
 )
 def test_score_prints_sacrebleus_score_and_signature(tmp_path, capsys, name, reference) -> None:
     texts = corpus(tmp_path)
-    assert main(["score", str(tmp_path / "ref.scp"), str(tmp_path / "a.scp"), "--metric", name,
-                 "--ref2", str(tmp_path / "ref2.scp")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "score",
+                str(tmp_path / "ref.scp"),
+                str(tmp_path / "a.scp"),
+                "--metric",
+                name,
+                "--ref2",
+                str(tmp_path / "ref2.scp"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     expected = reference.corpus_score(texts["a"], [texts["ref"], texts["ref2"]])
     assert f"{expected.score:.2f}" in out
@@ -51,8 +63,9 @@ def test_compare_p_values_equal_sacrebleus_paired_tests(tmp_path, capsys) -> Non
     summary = json.loads(out_json.read_text())
     systems = [("A", texts["a"]), ("B", texts["b"])]
     for kind, n in (("bs", 1000), ("ar", 10000)):
-        test = PairedTest(systems, {"BLEU": BLEU(references=[texts["ref"]])}, references=None, test_type=kind,
-                          n_samples=n)  # fmt: skip
+        test = PairedTest(
+            systems, {"BLEU": BLEU(references=[texts["ref"]])}, references=None, test_type=kind, n_samples=n
+        )
         expected = test()[1]["BLEU"][1]
         mine = summary[f"paired_{kind}"]
         assert mine["p_value"] == pytest.approx(expected.p_value, abs=1e-12)
@@ -64,5 +77,15 @@ def test_compare_p_values_equal_sacrebleus_paired_tests(tmp_path, capsys) -> Non
 def test_translation_options_are_checked(tmp_path) -> None:
     corpus(tmp_path, 5)
     with pytest.raises(ValueError, match="--tokenize is BLEU's option, not chrf's"):
-        main(["score", str(tmp_path / "ref.scp"), str(tmp_path / "a.scp"), "--metric", "chrf", "--tokenize", "intl",
-              "--debug"])  # fmt: skip
+        main(
+            [
+                "score",
+                str(tmp_path / "ref.scp"),
+                str(tmp_path / "a.scp"),
+                "--metric",
+                "chrf",
+                "--tokenize",
+                "intl",
+                "--debug",
+            ]
+        )

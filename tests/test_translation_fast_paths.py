@@ -70,8 +70,10 @@ def test_ter_beam_edges_equal_sacrebleu():
     rng = random.Random(4)
     pairs = [(["a"], ["a"] * 120), (["a", "b"] * 3, ["b"] * 150), (["x"] * 100, ["x"]), ([], ["a"]), (["a"], [])]
     pairs += [(["a"] * 60 + ["b"], ["b"] + ["a"] * 60), (list("ab" * 30), list("ab" * 30))]
-    pairs += [([rng.choice("ab") for _ in range(rng.randint(1, 70))], [rng.choice("abc") for _ in range(80)])
-              for _ in range(20)]  # fmt: skip
+    pairs += [
+        ([rng.choice("ab") for _ in range(rng.randint(1, 70))], [rng.choice("abc") for _ in range(80)])
+        for _ in range(20)
+    ]
     assert edit_counts(pairs) == [translation_edit_rate(h, r)[0] for h, r in pairs]
 
 
@@ -97,8 +99,14 @@ def edited(rng, ref, moves, deletions, insertions):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 10**6), st.integers(1, 80), st.integers(2, 30), st.integers(0, 4), st.integers(0, 30),
-       st.integers(0, 30))  # fmt: skip
+@given(
+    st.integers(0, 10**6),
+    st.integers(1, 80),
+    st.integers(2, 30),
+    st.integers(0, 4),
+    st.integers(0, 30),
+    st.integers(0, 30),
+)
 def test_ter_shortcuts_equal_sacrebleu_lib_ter(seed, length, alphabet, moves, deletions, insertions):
     """Long references past the band's cover, subsequences near 24-26 words apart, shifts of repeated words."""
     from sacrebleu.metrics.lib_ter import translation_edit_rate

@@ -40,7 +40,8 @@ def estimate_ci(scores: np.ndarray) -> tuple[float, float]:
     """
     scores = np.sort(scores)
     lower_idx = len(scores) // 40
-    lower, upper = scores[lower_idx], scores[len(scores) - lower_idx - 1]
+    lower = scores[lower_idx]
+    upper = scores[len(scores) - lower_idx - 1]
     return float(scores.mean()), float(0.5 * (upper - lower))
 
 
@@ -64,8 +65,9 @@ def _resampled_scores(stats32: np.ndarray, picks: np.ndarray, score: Score) -> n
     return np.array(out)
 
 
-def bootstrap_mean_ci(stats: Sequence[Sequence[Any]], score: Score, n_samples: int = 1000,
-                      seed: int | None = SACREBLEU_SEED) -> tuple[float, float]:  # fmt: skip
+def bootstrap_mean_ci(
+    stats: Sequence[Sequence[Any]], score: Score, n_samples: int = 1000, seed: int | None = SACREBLEU_SEED
+) -> tuple[float, float]:
     """sacrebleu's bootstrap of one system (``corpus_score(n_bootstrap=...)``): mean and 95% half-interval.
 
     >>> from lightscore.text.mt.chrf import chrf_score
@@ -109,15 +111,23 @@ def paired_bootstrap_test(
     _check(baseline, system)
     rng = np.random.default_rng(seed)
     picks = rng.choice(len(system), size=(n_samples, len(system)), replace=True)
-    sys_score, bl_score = score(_summed(system)), score(_summed(baseline))
+    sys_score = score(_summed(system))
+    bl_score = score(_summed(baseline))
     scores_bl = _resampled_scores(np.array(baseline, dtype="float32"), picks, score)
     scores_sys = _resampled_scores(np.array(system, dtype="float32"), picks, score)
     mean, ci = estimate_ci(scores_sys)
     diffs = np.abs(scores_sys - scores_bl)
     p = _p_value(diffs - diffs.mean(), abs(bl_score - sys_score))
     bl_mean, bl_ci = bootstrap_mean_ci(baseline, score, n_samples, seed)
-    return {"score": sys_score, "baseline_score": bl_score, "p_value": p, "mean": mean, "ci": ci,
-            "baseline_mean": bl_mean, "baseline_ci": bl_ci}  # fmt: skip
+    return {
+        "score": sys_score,
+        "baseline_score": bl_score,
+        "p_value": p,
+        "mean": mean,
+        "ci": ci,
+        "baseline_mean": bl_mean,
+        "baseline_ci": bl_ci,
+    }
 
 
 def paired_ar_test(
@@ -152,8 +162,10 @@ def paired_ar_test(
     pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
     neg_sel = ~pos_sel
     picks = rng.choice(n, size=(n_ar_confidence, n), replace=True) if n_ar_confidence > 0 else None
-    sys_score, bl_score = score(_summed(system)), score(_summed(baseline))
-    bl, sy = np.asarray(baseline), np.asarray(system)
+    sys_score = score(_summed(system))
+    bl_score = score(_summed(baseline))
+    bl = np.asarray(baseline)
+    sy = np.asarray(system)
     shuf_a = pos_sel @ bl + neg_sel @ sy
     shuf_b = neg_sel @ bl + pos_sel @ sy
     scores_a = np.array([score(row) for row in shuf_a])

@@ -14,6 +14,7 @@ token error rate of recognition.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,14 +26,14 @@ from lightscore.metrics.error_rate_options import check_choice, check_type
 from lightscore.metrics.translation_base import TranslationMetric, check_unknown
 from lightscore.text.mt.bleu import SMOOTH_DEFAULTS, bleu_score, bleu_side_stats, bleu_signature
 from lightscore.text.mt.chrf import chrf_score, chrf_segment_stats, chrf_signature
+from lightscore.text.mt.sacrebleu_api import language_tokenizer, language_tokenizers
 from lightscore.text.mt.ter import ter_ref_length, ter_score, ter_segment_stats, ter_signature, tercom_tokenizer
 from lightscore.text.mt.token_ids import TokenIds
-from lightscore.text.mt.tokenizers import BLEU_TOKENIZERS, bleu_tokenizer, preprocess_bleu
+from lightscore.text.mt.tokenizers import bleu_tokenizer, preprocess_bleu
 
 __all__ = ["BLEU", "ChrF", "TranslationEditRate"]
 
 _COMMON = ("references", "per_utterance", "ci", "bootstrap", "seed")
-_LANG_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}  # sacrebleu's choice for trg_lang
 
 
 def _check_int(owner: str, name: str, value: Any, low: int) -> None:
@@ -50,20 +51,24 @@ class BLEU(TranslationMetric):
     """Corpus BLEU, sacrebleu's ``BLEU`` with its options, names and defaults.
 
     Args:
-        tokenize: ``13a`` (default), ``intl``, ``zh``, ``char``, ``none``, ``ja-mecab``, ``ko-mecab``;
-            None picks sacrebleu's default for ``trg_lang``.
+        tokenize: ``13a``, ``intl``, ``zh``, ``char``, ``none``, ``ja-mecab``, ``ko-mecab``; None (the
+            default, as sacrebleu's) picks sacrebleu's tokenizer for ``trg_lang``: ``zh`` for Chinese,
+            ``ja-mecab`` for Japanese, ``ko-mecab`` for Korean, ``13a`` otherwise.
         lowercase: Lower-case hypotheses and references.
         smooth_method: ``exp`` (default), ``floor``, ``add-k`` or ``none``.
         smooth_value: For ``floor`` (default 0.1) and ``add-k`` (default 1).
         max_ngram_order: N (default 4).
         effective_order: Leave out the orders without n-grams (for sentence BLEU).
-        trg_lang: Target language, only for the default tokenizer (``zh``, ``ja``, ``ko``).
+        trg_lang: Target language code; with ``tokenize=None`` it picks the tokenizer, as in sacrebleu.
+            With a ``tokenize`` that is not the language's, a warning says so (sacrebleu logs the same).
         **options: ``references``, ``per_utterance``, ``ci``, ``bootstrap``, ``seed`` (`TranslationMetric`).
 
     Raises:
         TypeError: an unknown option, or one of the wrong type.
         ValueError: an option out of range (the message names it).
 
+    >>> BLEU(trg_lang="zh").settings()
+    'BLEU nrefs:1|case:mixed|eff:no|tok:zh|smooth:exp|version:2.6.0'
     >>> BLEU(smooth_method="laplace")
     Traceback (most recent call last):
     ...
@@ -74,7 +79,7 @@ class BLEU(TranslationMetric):
 
     def __init__(
         self,
-        tokenize: str | None = "13a",
+        tokenize: str | None = None,
         lowercase: bool = False,
         smooth_method: str = "exp",
         smooth_value: float | None = None,
@@ -88,22 +93,32 @@ class BLEU(TranslationMetric):
         check_type(self.name, "tokenize", tokenize, (str, type(None)), "a tokenizer name")
         check_type(self.name, "trg_lang", trg_lang, (str,), "a language code")
         if tokenize is None:
-            tokenize = _LANG_TOKENIZERS.get(trg_lang, "13a")
-        check_choice(self.name, "tokenize", tokenize, BLEU_TOKENIZERS)
+            tokenize = language_tokenizer(trg_lang)
+        elif language_tokenizers().get(trg_lang, tokenize) != tokenize:
+            wanted = language_tokenizers()[trg_lang]
+            warnings.warn(
+                f"{self.name}: tokenize {tokenize!r} for trg_lang {trg_lang!r}; sacrebleu would pick "
+                f"{wanted!r} (leave tokenize unset)",
+                UserWarning,
+                stacklevel=2,
+            )
         check_choice(self.name, "smooth_method", smooth_method, tuple(SMOOTH_DEFAULTS))
         check_type(self.name, "smooth_value", smooth_value, (int, float, type(None)), "a number or None")
         if smooth_value is not None and smooth_value < 0:
             raise ValueError(f"{self.name}: smooth_value must be >= 0, got {smooth_value}")
         _check_int(self.name, "max_ngram_order", max_ngram_order, 1)
         _check_flags(self.name, lowercase=lowercase, effective_order=effective_order)
-        self.tokenize, self.lowercase, self.max_ngram_order = tokenize, lowercase, max_ngram_order
-        self.smooth_method, self.smooth_value, self.effective_order = smooth_method, smooth_value, effective_order
+        self.tokenize = tokenize
+        self.lowercase = lowercase
+        self.max_ngram_order = max_ngram_order
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.effective_order = effective_order
         self.trg_lang = trg_lang
-        self.tokenizer = bleu_tokenizer(tokenize)
+        self.tokenizer = bleu_tokenizer(tokenize, owner=self.name)
         self.token_ids = TokenIds(self.tokenizer)  # a cache of each word's tokens: not state
-        n = max_ngram_order
-        self.stat_names = ("hyp_len", "ref_len", *(f"match_{i}" for i in range(1, n + 1)),
-                           *(f"total_{i}" for i in range(1, n + 1)))  # fmt: skip
+        orders = range(1, max_ngram_order + 1)
+        self.stat_names = ("hyp_len", "ref_len", *(f"match_{i}" for i in orders), *(f"total_{i}" for i in orders))
         super().__init__(**options)
 
     def _outputs(self) -> tuple[Field, ...]:
@@ -176,8 +191,12 @@ class ChrF(TranslationMetric):
         if char_order + word_order < 1:
             raise ValueError(f"{self.name}: char_order + word_order must be >= 1, got {char_order} + {word_order}")
         _check_flags(self.name, lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
-        self.char_order, self.word_order, self.beta = char_order, word_order, beta
-        self.lowercase, self.whitespace, self.eps_smoothing = lowercase, whitespace, eps_smoothing
+        self.char_order = char_order
+        self.word_order = word_order
+        self.beta = beta
+        self.lowercase = lowercase
+        self.whitespace = whitespace
+        self.eps_smoothing = eps_smoothing
         self.sacrebleu_name = f"chrF{beta}" + "+" * word_order
         orders = [f"c{i}" for i in range(1, char_order + 1)] + [f"w{i}" for i in range(1, word_order + 1)]
         self.stat_names = tuple(f"{o}_{part}" for o in orders for part in ("hyp", "ref", "match"))
@@ -233,9 +252,11 @@ class TranslationEditRate(TranslationMetric):
     ) -> None:
         require(type(self).__name__, "mt")
         check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["TransTER"])
-        _check_flags(self.name, normalized=normalized, no_punct=no_punct, asian_support=asian_support,
-                     case_sensitive=case_sensitive)  # fmt: skip
-        self.normalized, self.no_punct, self.asian_support = normalized, no_punct, asian_support
+        flags = {"normalized": normalized, "no_punct": no_punct, "asian_support": asian_support}
+        _check_flags(self.name, **flags, case_sensitive=case_sensitive)
+        self.normalized = normalized
+        self.no_punct = no_punct
+        self.asian_support = asian_support
         self.case_sensitive = case_sensitive
         self.tokenizer = tercom_tokenizer(normalized, no_punct, asian_support, case_sensitive)
         super().__init__(**options)
@@ -245,8 +266,12 @@ class TranslationEditRate(TranslationMetric):
 
     def _outputs(self) -> tuple[Field, ...]:
         n = self.name
-        return (Field(n, "number", label="TER (translation edit rate, %)"), Field(f"{n}_edits", "number"),
-                Field(f"{n}_ref_len", "number"), Field(f"{n}_segments", "number"))  # fmt: skip
+        return (
+            Field(n, "number", label="TER (translation edit rate, %)"),
+            Field(f"{n}_edits", "number"),
+            Field(f"{n}_ref_len", "number"),
+            Field(f"{n}_segments", "number"),
+        )
 
     def _segment_stats(self, hyp: list[str], refs: list[list[str]], present: np.ndarray) -> np.ndarray:
         return ter_segment_stats(hyp, refs, present, self.tokenizer)
@@ -289,9 +314,9 @@ class TranslationEditRate(TranslationMetric):
         return ter_signature(self.nrefs(), self.case_sensitive, self.normalized, self.no_punct, self.asian_support)
 
 
+_BLEU_OPTIONS = ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "effective_order")
 _KNOWN = {
-    "BLEU": ("tokenize", "lowercase", "smooth_method", "smooth_value", "max_ngram_order", "effective_order",
-             "trg_lang", *_COMMON),
+    "BLEU": (*_BLEU_OPTIONS, "trg_lang", *_COMMON),
     "chrF": ("char_order", "word_order", "beta", "lowercase", "whitespace", "eps_smoothing", *_COMMON),
     "TransTER": ("normalized", "no_punct", "asian_support", "case_sensitive", *_COMMON),
-}  # fmt: skip
+}

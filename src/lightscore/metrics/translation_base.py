@@ -76,7 +76,10 @@ class TranslationMetric(BaseMetric):
         check_type(self.name, "seed", seed, (int,), "an int")
         if bootstrap < 1 or seed < 0:
             raise ValueError(f"{self.name}: bootstrap must be >= 1 and seed >= 0, got {bootstrap} and {seed}")
-        self.references, self.ci, self.bootstrap, self.seed = references, ci, bootstrap, seed
+        self.references = references
+        self.ci = ci
+        self.bootstrap = bootstrap
+        self.seed = seed
         self.per_utterance = per_utterance or ci is not None
         self.ref_names = ("ref", *(f"ref{k}" for k in range(2, references + 1)))
         self.inputs = (

@@ -19,9 +19,9 @@ equal strings.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
+
+from lightscore.text.mt.sacrebleu_api import TOUCHED_13A, word_pieces_13a
 
 __all__ = ["AsciiKeys", "SHORT"]
 
@@ -29,14 +29,15 @@ SHORT = 9
 """Longest word whose key is its packed characters (9 x 7 bits fit 63)."""
 
 _LONG_FLAG = np.uint64(1 << 63)  # keys of long pieces: this bit, then their number in AsciiKeys.long
-# every character a 13a rule can act on inside a word (the same set as lightscore.text.mt.token_ids)
-_TOUCHED = re.compile(r"[\{-\~\[-\`!-\&\(-\+\:-\@\/.,\-]")
 # bytes.translate table: 0 for whitespace as str.split sees it, 2 for a character 13a's rules act on, else 1
-_KINDS = bytes(0 if chr(c).isspace() else 2 if c < 128 and _TOUCHED.search(chr(c)) else 1 for c in range(256))
+_KINDS = bytes(0 if chr(c).isspace() else 2 if c < 128 and TOUCHED_13A.search(chr(c)) else 1 for c in range(256))
 _MASKS = np.array([(1 << 8 * n) - 1 for n in range(8)] + [(1 << 64) - 1], np.uint64)  # the first n bytes
 # 8 bits -> 7 bits a character in three steps: pairs into 14 bits, quads into 28, all eight into 56
-_SQUEEZE = [(np.uint64(m), np.uint64(s)) for m, s in
-            ((0x007F007F007F007F, 1), (0x00003FFF00003FFF, 2), (0x000000000FFFFFFF, 4))]  # fmt: skip
+_SQUEEZE = [
+    (np.uint64(0x007F007F007F007F), np.uint64(1)),
+    (np.uint64(0x00003FFF00003FFF), np.uint64(2)),
+    (np.uint64(0x000000000FFFFFFF), np.uint64(4)),
+]
 
 
 class AsciiKeys:
@@ -54,7 +55,6 @@ class AsciiKeys:
         """Forget every cached word (keys of different batches are never compared)."""
         self.words: dict[str, tuple[int, ...]] = {}  # a word -> its pieces' keys
         self.long: dict[str, int] = {}  # a piece longer than SHORT -> its number
-        self._rules = None  # 13a's rules after its whole-line replacements (sacrebleu's TokenizerRegexp)
 
     def clear_if_full(self) -> None:
         """`clear` when the cache holds more than ``limit`` words."""
@@ -76,7 +76,8 @@ class AsciiKeys:
             return np.zeros(0, np.uint64), np.zeros(n_lines, np.int64)
         kind = np.frombuffer(raw.translate(_KINDS), np.int8)  # per byte: 0 space, 1 plain, 2 touched by 13a
         edges = np.diff((kind != 0).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+        starts = np.flatnonzero(edges == 1)
+        ends = np.flatnonzero(edges == -1)
         line = np.searchsorted(np.flatnonzero(np.frombuffer(raw, np.uint8) == 10), starts)  # newlines before
         length = ends - starts
         slow = length > SHORT
@@ -99,12 +100,7 @@ class AsciiKeys:
     def _word_keys(self, word: str) -> tuple[int, ...]:
         keys = self.words.get(word)
         if keys is None:
-            if self._rules is None:
-                from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
-
-                self._rules = TokenizerRegexp()
-            pieces = self._rules(f" {word} ").split() if _TOUCHED.search(word) else [word]
-            keys = self.words[word] = tuple(map(self._piece_key, pieces))
+            keys = self.words[word] = tuple(map(self._piece_key, word_pieces_13a(word)))
         return keys
 
     def _piece_key(self, piece: str) -> int:

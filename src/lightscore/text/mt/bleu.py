@@ -25,6 +25,7 @@ import numpy as np
 
 from lightscore.text.mt.ngram_counts import Sides, segment_slices, word_ids
 from lightscore.text.mt.ngram_match import clipped_match_sums, fits, relabel
+from lightscore.text.mt.reference import bleu_stats
 from lightscore.text.mt.tokenizers import SEPARATOR
 
 __all__ = ["SMOOTH_DEFAULTS", "bleu_score", "bleu_segment_stats", "bleu_side_stats", "bleu_signature"]
@@ -77,12 +78,13 @@ def _chunk_stats(sides: Sides, present: np.ndarray, max_order: int) -> np.ndarra
     sides, bits = relabel(sides)
     n_segments = len(sides[1][0])
     if not fits(len(sides[0]), n_segments, max_order, bits):
-        if n_segments == 1:
-            return _sacrebleu_stats(sides, present[:, 0], max_order)
+        if n_segments == 1:  # too many distinct words to pack: the plain count, ids standing for the words
+            hyp, *refs = (ids.tolist() for ids in sides[0])
+            return np.array([bleu_stats(hyp, [ref for ref, here in zip(refs, present[:, 0]) if here], max_order)])
         half = (n_segments + 1) // 2  # two parts exactly, also for an odd count
         low, high = segment_slices(sides, half)
-        return np.concatenate([_chunk_stats(low[2], present[:, :half], max_order),
-                               _chunk_stats(high[2], present[:, half:], max_order)])  # fmt: skip
+        low_stats = _chunk_stats(low[2], present[:, :half], max_order)
+        return np.concatenate([low_stats, _chunk_stats(high[2], present[:, half:], max_order)])
     hyp_len = sides[1][0]
     stats = np.zeros((n_segments, 2 + 2 * max_order), np.int64)
     stats[:, 0] = hyp_len
@@ -103,16 +105,6 @@ def _closest_ref_len(hyp_len: np.ndarray, ref_lens: Sequence[np.ndarray], presen
         best_diff = np.where(better, diff, best_diff)
         best_len = np.where(better, lengths, best_len)
     return best_len
-
-
-def _sacrebleu_stats(sides: Sides, present: np.ndarray, max_order: int) -> np.ndarray:
-    """One segment through sacrebleu's own code (too many distinct words to pack); ids stand for the words."""
-    from sacrebleu.metrics.bleu import BLEU
-
-    metric = BLEU(tokenize="none", max_ngram_order=max_order)
-    hyp, *refs = (" ".join(map(str, ids.tolist())) for ids in sides[0])
-    info = metric._extract_reference_info([ref for ref, here in zip(refs, present) if here])
-    return np.array([metric._compute_segment_statistics(hyp, info)], np.int64)
 
 
 def bleu_score(
@@ -141,7 +133,8 @@ def bleu_score(
     """
     correct = list(stats[2 : 2 + max_order])
     total = list(stats[2 + max_order : 2 + 2 * max_order])
-    sys_len, ref_len = int(stats[0]), int(stats[1])
+    sys_len = int(stats[0])
+    ref_len = int(stats[1])
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
     bp = 1.0

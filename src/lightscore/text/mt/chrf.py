@@ -17,7 +17,6 @@ with numpy (`lightscore.text.mt.ngram_counts`); `chrf_score` is sacrebleu's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -31,13 +30,12 @@ from lightscore.text.mt.ngram_counts import (
     segment_sums,
     word_ids,
 )
+from lightscore.text.mt.reference import CHRF_EPSILON, CHRF_PUNCTUATION, chrf_score, match_triple, ngrams
 from lightscore.text.mt.tokenizers import SEPARATOR, SEPARATOR_WORD, split_stream
 
 __all__ = ["chrf_score", "chrf_segment_stats", "chrf_signature", "remove_punctuation"]
 
-_PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _CHUNK = 256  # segments counted together: few enough for 32-bit keys up to 4-grams of characters
-_EPS = 1e-16
 
 
 def chrf_segment_stats(
@@ -82,7 +80,8 @@ def chrf_segment_stats(
 
 def _order_triples(sides: Sides, max_order: int) -> np.ndarray:
     """(hyp, ref, match) per reference, segment and order 1..max_order: int64 ``(refs, segments, orders, 3)``."""
-    n_refs, n_segments = len(sides[0]) - 1, len(sides[1][0])
+    n_refs = len(sides[0]) - 1
+    n_segments = len(sides[1][0])
     out = np.zeros((n_refs, n_segments, max_order, 3), np.int64)
     for first, stop, part in segment_slices(sides, _CHUNK):
         out[:, first:stop] = _chunk_triples(part, max_order)
@@ -90,7 +89,8 @@ def _order_triples(sides: Sides, max_order: int) -> np.ndarray:
 
 
 def _chunk_triples(sides: Sides, max_order: int) -> np.ndarray:
-    n_refs, n_segments = len(sides[0]) - 1, len(sides[1][0])
+    n_refs = len(sides[0]) - 1
+    n_segments = len(sides[1][0])
     enc = pack(sides, max_order)
     if enc is None:  # halve until it packs; one segment is counted with Counters
         if n_segments == 1:
@@ -114,17 +114,12 @@ def _chunk_triples(sides: Sides, max_order: int) -> np.ndarray:
 
 
 def _counter_triples(sides: Sides, max_order: int) -> np.ndarray:
-    """One segment's triples with Python Counters (a segment whose n-grams cannot be packed)."""
-    from collections import Counter
-
+    """One segment's triples counted plainly (a segment whose n-grams cannot be packed); ids stand for the tokens."""
     hyp, *refs = (ids.tolist() for ids in sides[0])
     out = np.zeros((len(refs), 1, max_order, 3), np.int64)
     for n in range(1, max_order + 1):
-        grams = Counter(tuple(hyp[i : i + n]) for i in range(len(hyp) - n + 1))
         for r, ref in enumerate(refs):
-            ref_grams = Counter(tuple(ref[i : i + n]) for i in range(len(ref) - n + 1))
-            match = sum(min(c, ref_grams[g]) for g, c in grams.items() if g in ref_grams)
-            out[r, 0, n - 1] = (sum(grams.values()) if ref_grams else 0, sum(ref_grams.values()), match)
+            out[r, 0, n - 1] = match_triple(ngrams(hyp, n), ngrams(ref, n))
     return out
 
 
@@ -142,9 +137,9 @@ def remove_punctuation(stream: list[str]) -> list[str]:
     for w in stream:
         if len(w) == 1:
             out.append(w)
-        elif w[-1] in _PUNCTS:
+        elif w[-1] in CHRF_PUNCTUATION:
             out += [w[:-1] if w[:-1] != SEPARATOR else SEPARATOR_WORD, w[-1]]
-        elif w[0] in _PUNCTS:
+        elif w[0] in CHRF_PUNCTUATION:
             out += [w[0], w[1:] if w[1:] != SEPARATOR else SEPARATOR_WORD]
         else:
             out.append(w)
@@ -155,16 +150,20 @@ def _f_scores(triples: np.ndarray, beta: int, eps_smoothing: bool) -> np.ndarray
     """`chrf_score` of every ``triples[..., orders, 3]`` at once, with the same float operations in the same order."""
     factor = beta**2
     shape = triples.shape[:-2]
-    score, avg_prec, avg_rec = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    score = np.zeros(shape)
+    avg_prec = np.zeros(shape)
+    avg_rec = np.zeros(shape)
     effective = np.zeros(shape, np.int64)
     order = triples.shape[-2]
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(order):
-            n_hyp, n_ref, n_match = triples[..., i, 0], triples[..., i, 1], triples[..., i, 2]
-            prec = np.where(n_hyp > 0, n_match / n_hyp, _EPS)
-            rec = np.where(n_ref > 0, n_match / n_ref, _EPS)
+            n_hyp = triples[..., i, 0]
+            n_ref = triples[..., i, 1]
+            n_match = triples[..., i, 2]
+            prec = np.where(n_hyp > 0, n_match / n_hyp, CHRF_EPSILON)
+            rec = np.where(n_ref > 0, n_match / n_ref, CHRF_EPSILON)
             denom = factor * prec + rec
-            score += np.where(denom > 0, (1 + factor) * prec * rec / denom, _EPS)
+            score += np.where(denom > 0, (1 + factor) * prec * rec / denom, CHRF_EPSILON)
             both = (n_hyp > 0) & (n_ref > 0)
             avg_prec = np.where(both, avg_prec + prec, avg_prec)
             avg_rec = np.where(both, avg_rec + rec, avg_rec)
@@ -177,50 +176,9 @@ def _f_scores(triples: np.ndarray, beta: int, eps_smoothing: bool) -> np.ndarray
         return np.where(avg_prec + avg_rec != 0, 100 * f, 0.0)
 
 
-def chrf_score(
-    stats: Sequence[Any], char_order: int = 6, word_order: int = 0, beta: int = 2, eps_smoothing: bool = False
-) -> float:
-    """chrF from summed statistics: sacrebleu's ``CHRF._compute_f_score``, step for step.
-
-    Args:
-        stats: hyp, ref, match per order (summed over segments); ints or sacrebleu's numpy sums.
-        char_order, word_order, beta, eps_smoothing: sacrebleu's CHRF options.
-
-    Returns:
-        The score in [0, 100].
-
-    >>> chrf_score([3, 3, 3], char_order=1)
-    100.0
-    """
-    factor = beta**2
-    score, avg_prec, avg_rec, effective = 0.0, 0.0, 0.0, 0
-    order = char_order + word_order
-    for i in range(order):
-        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
-        prec = n_match / n_hyp if n_hyp > 0 else _EPS
-        rec = n_match / n_ref if n_ref > 0 else _EPS
-        denom = factor * prec + rec
-        score += ((1 + factor) * prec * rec / denom) if denom > 0 else _EPS
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective += 1
-    if eps_smoothing:
-        return 100 * score / order
-    if effective == 0:
-        avg_prec = avg_rec = 0.0
-    else:
-        avg_prec /= effective
-        avg_rec /= effective
-    if avg_prec + avg_rec:
-        score = (1 + factor) * avg_prec * avg_rec
-        score /= (factor * avg_prec) + avg_rec
-        return 100 * score
-    return 0.0
-
-
-def chrf_signature(nrefs: int | str, lowercase: bool, char_order: int, word_order: int, whitespace: bool,
-                   eps_smoothing: bool) -> str:  # fmt: skip
+def chrf_signature(
+    nrefs: int | str, lowercase: bool, char_order: int, word_order: int, whitespace: bool, eps_smoothing: bool
+) -> str:
     """sacrebleu's chrF signature string (built by sacrebleu's own ``CHRFSignature``).
 
     >>> chrf_signature(1, False, 6, 2, False, False)

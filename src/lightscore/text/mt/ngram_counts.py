@@ -61,7 +61,8 @@ def word_ids(streams: Sequence[list[str]], separator: str) -> Sides:
     ([1, 2, 2], [2, 0, 1])
     """
     vocab: dict[str, int] = {separator: 0}
-    ids, lengths = [], []
+    ids = []
+    lengths = []
     for tokens in streams:
         for token in dict.fromkeys(tokens):  # the distinct tokens, at C speed
             vocab.setdefault(token, len(vocab))
@@ -84,7 +85,8 @@ def char_ids(sides: Sequence[Sequence[str]]) -> Sides:
     >>> ids[0].tolist(), lengths[0].tolist()
     ([0, 1, 1], [2, 1])
     """
-    points, lengths = [], []
+    points = []
+    lengths = []
     for side in sides:
         points.append(np.frombuffer("".join(side).encode("utf-32-le"), dtype=np.uint32))
         lengths.append(np.fromiter(map(len, side), dtype=np.int64, count=len(side)))
@@ -149,7 +151,8 @@ def ngram_tables(
     left = lengths[segment] - (np.arange(len(ids), dtype=np.int64) - starts[segment])  # tokens from here on
     segment = segment.astype(np.uint64)
     segment_bits = max(len(lengths) - 1, 0).bit_length()
-    body, tables = ids, []
+    body = ids
+    tables = []
     for n in range(1, max_order + 1):
         if n > 1:  # the n-gram at p: the (n-1)-gram at p, then token p + n - 1 (past a segment's end: unused)
             body = (body[:-1] << np.uint64(bits)) | ids[n - 1 :]

@@ -75,7 +75,8 @@ def clipped_match_sums(sides: Sides, max_order: int, bits: int) -> np.ndarray:
         if len(key) == 0:
             continue
         firsts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-        unique, counts = key[firsts], np.diff(np.append(firsts, len(key)))
+        unique = key[firsts]
+        counts = np.diff(np.append(firsts, len(key)))
         ngram = unique >> np.uint64(side_bits)
         starts = np.flatnonzero(np.concatenate(([True], ngram[1:] != ngram[:-1])))  # one per distinct n-gram
         is_hyp = (unique & np.uint64((1 << side_bits) - 1)) == 0

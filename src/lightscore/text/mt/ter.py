@@ -21,6 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from lightscore.text.mt import reference
+from lightscore.text.mt.sacrebleu_api import tercom_flags
 from lightscore.text.mt.ter_beam import edit_counts
 from lightscore.text.mt.tokenizers import tercom_tokenizer
 
@@ -51,7 +53,8 @@ def ter_segment_stats(
     tokenizer = tokenizer or tercom_tokenizer(False, False, False, False)
     present = np.ones((len(refs), len(hyps)), bool) if present is None else np.asarray(present, bool)
     words_hyp = tercom_words(hyps, tokenizer)
-    pairs, owners = [], []
+    pairs = []
+    owners = []
     for stream, here in zip(refs, present):
         kept = np.flatnonzero(here).tolist()
         # sacrebleu 2.6 tokenizes a reference twice (when it caches the references, then when it
@@ -80,17 +83,13 @@ def tercom_words(lines: Sequence[str], tokenizer: Callable[[str], str], times: i
     [['a', 'b'], [], ['c']]
     """
     text = "\n".join(lines)
-    plain = type(tokenizer).__name__ == "TercomTokenizer" and not (tokenizer._normalized or tokenizer._no_punct)
-    if plain and lines and text.count("\n") == len(lines) - 1:  # no segment holds a newline itself
-        for _ in range(0 if tokenizer._case_sensitive else times):
+    flags = tercom_flags(tokenizer)
+    lowercase_only = flags is not None and not (flags[0] or flags[1])  # neither normalized nor no_punct
+    if lowercase_only and lines and text.count("\n") == len(lines) - 1:  # no segment holds a newline itself
+        for _ in range(0 if flags[2] else times):
             text = text.lower()
         return [line.split() for line in text.split("\n")]
-    out = []
-    for line in lines:
-        for _ in range(times):
-            line = tokenizer(line.rstrip())
-        out.append(line.split())
-    return out
+    return [reference.tercom_words(line, tokenizer, times) for line in lines]
 
 
 def ter_ref_length(ref_words_by_count: dict[int, int]) -> float:

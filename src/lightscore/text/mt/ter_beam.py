@@ -35,14 +35,20 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from lightscore.text.mt.ter_bounds import BEAM_WIDTH, bag_bound, band_covers, plain_distance, plain_is_beam
+from lightscore.text.dp_rows import close_row
+from lightscore.text.mt.reference import (
+    BEAM_WIDTH,
+    INFINITY,
+    MAX_SHIFT_CANDIDATES,
+    MAX_SHIFT_DISTANCE,
+    MAX_SHIFT_SIZE,
+    perform_shift,
+    trace_to_alignment,
+)
+from lightscore.text.mt.ter_bounds import bag_bound, band_covers, plain_distance, plain_is_beam
 
 __all__ = ["beam_distances", "edit_counts", "shifted_pairs"]
 
-_INF = int(1e16)  # sacrebleu's _INT_INFINITY
-_BEAM_WIDTH, _MAX_SHIFT_SIZE, _MAX_SHIFT_DIST, _MAX_CANDIDATES = 25, 10, 50, 1000
-_NOP, _SUB, _DEL, _INS, _UNDEF = range(5)
-_OP_CHARS = " sdix"  # sacrebleu's trace letters, in the codes' order
 _FLIP = str.maketrans("id", "di")  # sacrebleu's _flip_trace
 _MAX_CELLS = 1 << 22  # matrix cells per numpy pass: bounds memory for long segments
 
@@ -67,10 +73,12 @@ def edit_counts(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[in
         if not ref or not hyp:
             result[k] = len(hyp) or len(ref)
             continue
-        hyp, ref = list(map(word_id, hyp)), list(map(word_id, ref))
+        hyp = list(map(word_id, hyp))
+        ref = list(map(word_id, ref))
         if hyp == ref:
             continue
-        distance, gap = plain_distance(hyp, ref), abs(len(hyp) - len(ref))
+        distance = plain_distance(hyp, ref)
+        gap = abs(len(hyp) - len(ref))
         if distance == gap:  # one side is a subsequence of the other: no shift can pass sacrebleu's filters
             # its embedding strays from the band's diagonal by at most the length difference (+1: rounding)
             if gap + 1 < BEAM_WIDTH or plain_is_beam(len(hyp), len(ref), distance):
@@ -112,30 +120,35 @@ def _round(todo: list[list], result: list[int]) -> list[list]:
         if not t[6]:
             # the plain distance bounds the beam distance from below: a candidate that cannot lower the
             # score cannot be chosen (a chosen shift has delta > 0); a small one is the beam's (plain_is_beam)
-            n_h, n_r = len(t[1]), len(t[2])
-            distances = [_INF if d >= pre_score else d if plain_is_beam(n_h, n_r, d) else None for d in distances]
+            n_h = len(t[1])
+            n_r = len(t[2])
+            distances = [INFINITY if d >= pre_score else d if plain_is_beam(n_h, n_r, d) else None for d in distances]
             exact.extend((c[3], t[2]) for c, d in zip(candidates, distances) if d is None)
         listed.append((t, pre_score, candidates, distances))
     computed = iter(beam_distances(exact)[0])
     going = []
     for t, pre_score, candidates, distances in listed:
         # sacrebleu keeps the largest (score, length, -start_h, -idx, words): the first of equal keys
-        best, best_key = None, None
+        best = None
+        best_key = None
         for (length, start_h, idx, words), distance in zip(candidates, distances):
             key = (pre_score - (next(computed) if distance is None else distance), length, -start_h, -idx)
             if best_key is None or key > best_key:
-                best, best_key = words, key
-        if t[4] >= _MAX_CANDIDATES or best_key[0] <= 0:
+                best = words
+                best_key = key
+        if t[4] >= MAX_SHIFT_CANDIDATES or best_key[0] <= 0:
             result[t[0]] = t[3] + pre_score
         else:
-            t[1], t[3] = best, t[3] + 1
+            t[1] = best
+            t[3] += 1
             going.append(t)
     return going
 
 
 def _subsequence(short: list[str], long: list[str]) -> list[int] | None:
     """The 1-based positions in ``long`` of the leftmost embedding of ``short``, None if it is not a subsequence."""
-    at, cut = -1, []
+    at = -1
+    cut = []
     try:
         for word in short:
             at = long.index(word, at + 1)
@@ -159,7 +172,8 @@ def _in_beam(items: list[tuple[int, int, list[int]]]) -> Iterator[bool]:
     n_r = np.array([r for _, r, _ in items], np.int64)
     owner = np.repeat(np.arange(len(items)), n_h)
     row = np.arange(len(owner)) - np.repeat(np.cumsum(n_h) - n_h, n_h) + 1  # 1..n_h per item
-    first, last = np.empty(len(owner), np.int64), np.empty(len(owner), np.int64)
+    first = np.empty(len(owner), np.int64)
+    last = np.empty(len(owner), np.int64)
     start = 0
     for (h, r, cut), stop in zip(items, np.cumsum(n_h).tolist()):
         if h < r:  # the hypothesis is embedded: row i runs along the reference from cut[i-1] to cut[i] - 1
@@ -172,7 +186,7 @@ def _in_beam(items: list[tuple[int, int, list[int]]]) -> Iterator[bool]:
             first[start:stop] = last[start:stop] = np.cumsum(column)[1:]
         start = stop
     ratio = (n_r / n_h)[owner]
-    beam = np.where(_BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + _BEAM_WIDTH), _BEAM_WIDTH).astype(np.int64)
+    beam = np.where(BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + BEAM_WIDTH), BEAM_WIDTH).astype(np.int64)
     diag = np.floor(row * ratio).astype(np.int64)
     ends = n_r[owner] + 1
     high = np.where(row == n_h[owner], ends, np.minimum(ends, diag + beam))
@@ -182,8 +196,6 @@ def _in_beam(items: list[tuple[int, int, list[int]]]) -> Iterator[bool]:
 
 def _candidates(hyp: list[int], ref: list[int], trace: str, checked: int) -> tuple[list[tuple], int]:
     """sacrebleu's ``_shift`` up to scoring: its candidates ``(length, start_h, idx, shifted words)``, in order."""
-    from sacrebleu.metrics.lib_ter import _perform_shift, trace_to_alignment
-
     if "s" not in trace and ("i" not in trace or "d" not in trace):
         return [], checked  # one side is matched word for word: every candidate fails a filter
     align, ref_err, hyp_err = trace_to_alignment(trace.translate(_FLIP))
@@ -204,9 +216,9 @@ def _candidates(hyp: list[int], ref: list[int], trace: str, checked: int) -> tup
             if idx == prev_idx:
                 continue
             prev_idx = idx
-            out.append((length, start_h, idx, _perform_shift(hyp, start_h, length, idx)))
+            out.append((length, start_h, idx, perform_shift(hyp, start_h, length, idx)))
             checked += 1
-        if checked >= _MAX_CANDIDATES:
+        if checked >= MAX_SHIFT_CANDIDATES:
             break
     return out, checked
 
@@ -220,13 +232,14 @@ def shifted_pairs(hyp: Sequence, ref: Sequence) -> Iterator[tuple[int, int, int]
     where: dict = {}
     for j, word in enumerate(ref):
         where.setdefault(word, []).append(j)
-    n_h, n_r = len(hyp), len(ref)
+    n_h = len(hyp)
+    n_r = len(ref)
     for start_h, word in enumerate(hyp):
         for start_r in where.get(word, ()):
-            if abs(start_r - start_h) > _MAX_SHIFT_DIST:
+            if abs(start_r - start_h) > MAX_SHIFT_DISTANCE:
                 continue
             length = 0
-            while hyp[start_h + length] == ref[start_r + length] and length < _MAX_SHIFT_SIZE:
+            while hyp[start_h + length] == ref[start_r + length] and length < MAX_SHIFT_SIZE:
                 length += 1
                 yield start_h, start_r, length
                 if n_h == start_h + length or n_r == start_r + length:
@@ -247,16 +260,21 @@ def beam_distances(pairs: Sequence[tuple[Sequence[int], Sequence[int]]], traces:
     ([1, 1], [' d ', 'i '])
     """
     order = sorted(range(len(pairs)), key=lambda k: (len(pairs[k][0]), len(pairs[k][1])))
-    distances, out_traces = [0] * len(pairs), [""] * len(pairs) if traces else []
+    distances = [0] * len(pairs)
+    out_traces = [""] * len(pairs) if traces else []
     start = 0
     while start < len(order):
         stop = start + 1
-        rows, cols = len(pairs[order[start]][0]), len(pairs[order[start]][1])
+        rows = len(pairs[order[start]][0])
+        cols = len(pairs[order[start]][1])
         while stop < len(order) and stop - start < 1024:
-            h, r = max(rows, len(pairs[order[stop]][0])), max(cols, len(pairs[order[stop]][1]))
+            h = max(rows, len(pairs[order[stop]][0]))
+            r = max(cols, len(pairs[order[stop]][1]))
             if (stop - start + 1) * (h + 1) * (r + 1) > _MAX_CELLS:
                 break
-            rows, cols, stop = h, r, stop + 1
+            rows = h
+            cols = r
+            stop = stop + 1
         group = order[start:stop]
         dist = _beam_group([pairs[k] for k in group], rows, cols)
         for n, k in enumerate(group):
@@ -272,18 +290,19 @@ def _beam_group(pairs: list, rows: int, cols: int) -> np.ndarray:
     """The beam edit-distance matrices of pairs padded to ``rows`` x ``cols``, row by row, every pair at once.
 
     Returns:
-        int64 ``(rows + 1, pairs, cols + 1)``: sacrebleu's cell values, `_INF` outside the band
+        int64 ``(rows + 1, pairs, cols + 1)``: sacrebleu's cell values, `INFINITY` outside the band
         (rows past a pair's hypothesis and columns past its reference hold no meaning).
     """
     n = len(pairs)
     hyp = np.full((n, rows), -1, np.int64)
     ref = np.full((n, cols), -2, np.int64)
     for k, (h, r) in enumerate(pairs):
-        hyp[k, : len(h)], ref[k, : len(r)] = h, r
+        hyp[k, : len(h)] = h
+        ref[k, : len(r)] = r
     n_h = np.array([len(h) for h, _ in pairs], np.int64)[:, None]
     n_r = np.array([len(r) for _, r in pairs], np.int64)[:, None]
     ratio = n_r / n_h
-    beam = np.where(_BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + _BEAM_WIDTH), _BEAM_WIDTH).astype(np.int64)
+    beam = np.where(BEAM_WIDTH < ratio / 2, np.ceil(ratio / 2 + BEAM_WIDTH), BEAM_WIDTH).astype(np.int64)
     i = np.arange(1, rows + 1)
     diag = np.floor(i * ratio).astype(np.int64)  # sacrebleu's pseudo-diagonal of every row at once
     high = np.where(i == n_h, n_r + 1, np.minimum(n_r + 1, diag + beam))
@@ -292,17 +311,14 @@ def _beam_group(pairs: list, rows: int, cols: int) -> np.ndarray:
     outside = ((j < np.maximum(0, diag - beam)[:, :, None]) | (j >= high[:, :, None])).transpose(1, 0, 2).copy()
     differ = (hyp.T[:, :, None] != ref[None, :, :]).astype(np.int64)
     dist = np.empty((rows + 1, n, cols + 1), np.int64)
-    dist[0] = prev = np.where(j <= n_r, j, _INF)  # row 0: j insertions
+    dist[0] = prev = np.where(j <= n_r, j, INFINITY)  # row 0: j insertions
     first = np.empty_like(prev)
     for r in range(rows):
         first[:, 0] = prev[:, 0] + 1  # column 0 can only delete
-        np.minimum(np.minimum(prev[:, :-1] + differ[r], prev[:, 1:] + 1), _INF, out=first[:, 1:])
-        np.copyto(first, _INF, where=outside[r])
-        # insertions chain along the row: cell j = min over k <= j of first[k] + (j - k)
-        prev = dist[r + 1]
-        np.minimum.accumulate(first - j, axis=1, out=prev)
-        prev += j
-        np.copyto(prev, _INF, where=outside[r])
+        np.minimum(np.minimum(prev[:, :-1] + differ[r], prev[:, 1:] + 1), INFINITY, out=first[:, 1:])
+        np.copyto(first, INFINITY, where=outside[r])
+        prev = close_row(first, j, out=dist[r + 1])  # insertions chain along the row, one unit each
+        np.copyto(prev, INFINITY, where=outside[r])
     return dist
 
 
@@ -313,26 +329,19 @@ def _trace(dist: list[list[int]], hyp: Sequence[int], ref: Sequence[int]) -> str
     insertion) whose cost gives the cell's value: it replaces a candidate only when strictly cheaper.
     """
     out = []
-    i, j = len(hyp), len(ref)
+    i = len(hyp)
+    j = len(ref)
     while i > 0 or j > 0:
         here = dist[i][j]
-        if i == 0:
-            op = _INS
-        elif j == 0:
-            op = _DEL
-        elif dist[i - 1][j - 1] + (hyp[i - 1] != ref[j - 1]) == here:
-            op = _SUB if hyp[i - 1] != ref[j - 1] else _NOP
-        elif dist[i - 1][j] + 1 == here:
-            op = _DEL
-        elif dist[i][j - 1] + 1 == here:
-            op = _INS
+        if i > 0 and j > 0 and dist[i - 1][j - 1] + (hyp[i - 1] != ref[j - 1]) == here:
+            op = "s" if hyp[i - 1] != ref[j - 1] else " "
+        elif i > 0 and (j == 0 or dist[i - 1][j] + 1 == here):
+            op = "d"
+        elif j > 0 and (i == 0 or dist[i][j - 1] + 1 == here):
+            op = "i"
         else:
             raise AssertionError(f"TransTER: no edit operation at cell ({i}, {j})")
-        out.append(_OP_CHARS[op])
-        if op <= _SUB:
-            i, j = i - 1, j - 1
-        elif op == _INS:
-            j -= 1
-        else:
-            i -= 1
+        out.append(op)
+        i -= op != "i"
+        j -= op != "d"
     return "".join(reversed(out))

