@@ -157,3 +157,84 @@ def test_ignored_segments_are_those_sctk_sclite_ignores(tmp_path: Path) -> None:
     assert len(expected) == 4  # the plain segment and the three texts that are no mark
     assert counts(stm, ctm, None) == expected
     assert counts(stm, ctm, "en20030506") == run_hubscr(stm, ctm, glm_path("en20030506"), "-V")
+
+
+# --- trn: ids folded as sclite folds them, and alternations that cannot be read ---
+
+
+def run_sclite_trn(folder: Path, *options: str) -> subprocess.CompletedProcess:
+    """``sctk sclite -r ref.trn trn -h hyp.trn trn -i wsj -o pra stdout`` in ``folder`` (not checked)."""
+    command = ["sctk", "sclite", "-r", "ref.trn", "trn", "-h", "hyp.trn", "trn", "-i", "wsj", *options]
+    return subprocess.run([*command, "-o", "pra", "stdout"], cwd=folder, capture_output=True, text=True)
+
+
+def lightscore_trn(folder: Path, case: str | None = None) -> dict[str, tuple[int, int, int, int]]:
+    """The trn pair through `sclite_scps` and ``WER`` with its options: each utterance's C, S, D, I."""
+    from lightscore.core.batch import feed
+    from lightscore.metrics import WER
+    from lightscore.offline.sclite_inputs import sclite_scps
+    from lightscore.scp import read_scp
+
+    inputs = sclite_scps(folder / "ref.trn", folder / "hyp.trn", folder / "scp", case=case)
+    metric = WER(**inputs.options, **({"case": case} if case else {}), per_utterance=True)
+    refs = {utt_id: text for _, utt_id, text in read_scp(inputs.ref)}
+    hyps = {utt_id: text for _, utt_id, text in read_scp(inputs.hyp)}
+    feed(metric, {"ref": list(refs.values()), "hyp": [hyps[utt_id] for utt_id in refs]}, list(refs))
+    return {r.utt_id: (r.ref_len - r.sub - r.dele, r.sub, r.dele, r.ins) for r in metric.utterance_records()}
+
+
+# SCTK's test1 names its hypothesis utterances (4T0C0204) and its reference ones (4t0c0204).
+CASED_REF = "a b c (4t0c0204)\nd e f (4t0C0205)\ng h (4T0C0206)\n"
+CASED_HYP = "A x c (4T0C0204)\nd e (4t0c0205)\ng h i (4t0c0206)\n"
+
+
+@needs_sctk
+@pytest.mark.parametrize("case", [None, "sclite"])
+def test_trn_ids_that_differ_in_case_are_one_utterance_as_in_sctk_sclite(case: str | None, tmp_path: Path) -> None:
+    """The ids are reported folded, as sclite's reports name them."""
+    (tmp_path / "ref.trn").write_text(CASED_REF, encoding="utf-8")
+    (tmp_path / "hyp.trn").write_text(CASED_HYP, encoding="utf-8")
+    done = run_sclite_trn(tmp_path)
+    assert done.returncode == 0, done.stderr
+    expected = parse_pra_scores(done.stdout)
+    assert list(expected) == ["4t0c0204", "4t0c0205", "4t0c0206"]
+    assert lightscore_trn(tmp_path, case) == expected
+
+
+@needs_sctk
+def test_trn_ids_that_differ_in_case_are_refused_case_sensitive_as_by_sclite_s(tmp_path: Path) -> None:
+    from lightscore.text.sclite.trn import TrnError
+
+    (tmp_path / "ref.trn").write_text(CASED_REF, encoding="utf-8")
+    (tmp_path / "hyp.trn").write_text(CASED_HYP, encoding="utf-8")
+    assert run_sclite_trn(tmp_path, "-s").returncode != 0
+    with pytest.raises(TrnError, match=r"ref\.trn: no reference for utterance '4T0C0204' of .*hyp\.trn"):
+        lightscore_trn(tmp_path, "sensitive")
+
+
+@needs_sctk
+def test_trn_ids_given_twice_once_folded_are_refused_as_by_sctk_sclite(tmp_path: Path) -> None:
+    """sclite: "double reference text"; lightscore names both lines and the two spellings."""
+    from lightscore.text.sclite.trn import TrnError
+
+    (tmp_path / "ref.trn").write_text("a b (s1-u1)\nc d (S1-U1)\n", encoding="utf-8")
+    (tmp_path / "hyp.trn").write_text("a b (s1-u1)\n", encoding="utf-8")
+    assert run_sclite_trn(tmp_path).returncode != 0
+    with pytest.raises(TrnError, match=r"ref\.trn line 2: utterance 'S1-U1' is also on line 1 as 's1-u1' \(sclite"):
+        lightscore_trn(tmp_path)
+    assert lightscore_trn(tmp_path, "sensitive") == {"s1-u1": (2, 0, 0, 0)}  # -s: two utterances, one scored
+
+
+@pytest.mark.parametrize("side", ["ref", "hyp"])
+@pytest.mark.parametrize(("text", "wrong"), [("{ a / b", "never closed"), ("x { / } y", "holds no alternative")])
+def test_a_trn_alternation_that_cannot_be_read_names_file_line_and_utterance(
+    side: str, text: str, wrong: str, tmp_path: Path
+) -> None:
+    from lightscore.text.sclite.trn import TrnError
+
+    lines = {"ref": ["x y (s1-u1)", "x y (s1-u2)"], "hyp": ["x y (s1-u1)", "x y (s1-u2)"]}
+    lines[side][1] = f"{text} (s1-u2)"
+    for name, written in lines.items():
+        (tmp_path / f"{name}.trn").write_text("\n".join(written) + "\n", encoding="utf-8")
+    with pytest.raises(TrnError, match=rf"{side}\.trn line 2: utterance 's1-u2': .*{wrong}"):
+        lightscore_trn(tmp_path)

@@ -192,7 +192,7 @@ def _sclite_inputs(args: argparse.Namespace, options: dict[str, Any]) -> str:
 
         scratch = tempfile.mkdtemp(prefix="lightscore-sclite-")
         atexit.register(shutil.rmtree, scratch, True)  # the inputs are re-read for --alignment and --report
-        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm, args.language)
+        inputs = sclite_scps(args.ref, args.hyp, scratch, found, args.glm, args.language, options.get("case"))
         args.ref, args.hyp = str(inputs.ref), str(inputs.hyp)
         if options.get("utt2spk") is None and inputs.utt2spk is not None:
             options["utt2spk"] = str(inputs.utt2spk)

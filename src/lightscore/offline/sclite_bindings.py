@@ -84,9 +84,10 @@ class ScliteBinding:
         for path in (ref, hyp):
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such file (bound as {self.fmt} input)")
-        out = conversion_folder(test_dir, ref, hyp, self.fmt, self.glm, self.language)
+        case = self.metric_node.get("case", None)  # how trn ids match: as written under sclite -s, else folded
+        out = conversion_folder(test_dir, ref, hyp, self.fmt, self.glm, self.language, case)
         if write:
-            convert_once(out, lambda folder: sclite_scps(ref, hyp, folder, self.fmt, self.glm, self.language))
+            convert_once(out, lambda folder: sclite_scps(ref, hyp, folder, self.fmt, self.glm, self.language, case))
         data = {"ref": out / "ref.scp", "hyp": out / "hyp.scp"}
         utt2spk = out / "utt2spk" if self.fmt == "stm" else None
         options = format_options(self.fmt, self.language)
@@ -107,11 +108,12 @@ def _file_sha1(path: Path) -> str:
     return digest.hexdigest()
 
 
-def conversion_key(ref: Path, hyp: Path, fmt: str, glm: str | None, language: str) -> str:
+def conversion_key(ref: Path, hyp: Path, fmt: str, glm: str | None, language: str, case: str | None = None) -> str:
     """16 hex digits of a hash of everything the SCP files made from ``ref`` and ``hyp`` depend on.
 
     That is the format, the bytes of both files, the bytes of the GLM (a shipped one by name or a file),
-    the language and the lightscore version (whose code converts).
+    the language, for trn the metric's case (its ids folded or not) and the lightscore version (whose code
+    converts).
 
     Raises:
         lightscore.text.hubscr.glm.GlmError: ``glm`` is neither a shipped GLM nor a file.
@@ -128,6 +130,8 @@ def conversion_key(ref: Path, hyp: Path, fmt: str, glm: str | None, language: st
     from lightscore import __version__
 
     made_from = {"fmt": fmt, "ref": _file_sha1(ref), "hyp": _file_sha1(hyp), "language": language}
+    if fmt == "trn":
+        made_from["case"] = case
     if glm is not None:
         from lightscore.text.hubscr.glm import glm_path
 
@@ -136,14 +140,16 @@ def conversion_key(ref: Path, hyp: Path, fmt: str, glm: str | None, language: st
     return hashlib.sha1(json.dumps(made_from, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def conversion_folder(test_dir: Path, ref: Path, hyp: Path, fmt: str, glm: str | None, language: str) -> Path:
+def conversion_folder(
+    test_dir: Path, ref: Path, hyp: Path, fmt: str, glm: str | None, language: str, case: str | None = None
+) -> Path:
     """``<test_dir>/.sclite/<ref stem>-<hyp stem>-<conversion_key>``, checked to hold no symbolic link.
 
     Raises:
         ValueError: ``test_dir``, its ``.sclite`` or the folder is a symbolic link (nothing is written through one).
     """
     stems = f"{ref.stem}-{hyp.stem}"[:CONVERSION_NAME_LIMIT]
-    out = test_dir / ".sclite" / f"{stems}-{conversion_key(ref, hyp, fmt, glm, language)}"
+    out = test_dir / ".sclite" / f"{stems}-{conversion_key(ref, hyp, fmt, glm, language, case)}"
     for path in (test_dir, out.parent, out):
         refuse_link(path)
     return out

@@ -96,6 +96,7 @@ def sclite_scps(
     fmt: str | None = None,
     glm: str | os.PathLike | None = None,
     language: str = "english",
+    case: str | None = None,
 ) -> SCliteInputs:
     """Write ``ref.scp`` and ``hyp.scp`` for sclite's input files; return them with the options that score them.
 
@@ -107,6 +108,9 @@ def sclite_scps(
         glm: For stm + ctm: a GLM by name (`lightscore.text.hubscr.glm.GLMS`) or path, applied to both
             sides as hubscr does; None filters nothing.
         language: For stm + ctm: hubscr's ``-l`` (`lightscore.text.hubscr.languages`).
+        case: For trn: the metric's ``case``, which says how ids match (`lightscore.text.sclite.trn.read_trn`):
+            ``sensitive`` as written (sclite ``-s``), else folded as sclite folds them; None: the trn default,
+            ``sclite``.
 
     Returns:
         `SCliteInputs`; ``options`` go to `lightscore.metrics.WER` beside the caller's own.
@@ -133,8 +137,8 @@ def sclite_scps(
     if found == "scp":
         return SCliteInputs(Path(ref), Path(hyp), None, {})
     if found == "trn":
-        refs = dict(read_trn(ref))
-        rows = list(read_trn(hyp))
+        refs = dict(read_trn(ref, case or "sclite"))
+        rows = list(read_trn(hyp, case or "sclite"))
         missing = [utt_id for utt_id, _ in rows if utt_id not in refs]
         if missing:
             raise TrnError(f"{os.fspath(ref)}: no reference for utterance {missing[0]!r} of {os.fspath(hyp)}")
