@@ -1,7 +1,7 @@
 """A metric that never finishes, as a stuck decoder would (not part of the package).
 
-``Hang.update`` creates the file named by ``$LIGHTSCORE_TEST_HANG_MARK`` (so a test knows the
-earlier entries are done and this one is running), then sleeps until a signal stops it.
+``Hang.update`` creates ``$LIGHTSCORE_TEST_HANG_MARK/<pid>`` (so a test knows the earlier entries
+are done, this one is running, and in which process), then sleeps until a signal stops it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Hang(BaseMetric):
         super().__init__()
 
     def update(self, *, hyp: Sequence[str]) -> None:
-        Path(os.environ["LIGHTSCORE_TEST_HANG_MARK"]).touch()
+        (Path(os.environ["LIGHTSCORE_TEST_HANG_MARK"]) / str(os.getpid())).touch()
         time.sleep(3600)
 
     def compute(self) -> dict[str, int]:

@@ -35,6 +35,7 @@ from lightscore.offline.config import (
 )
 from lightscore.offline.dataset_columns import DatasetColumns
 from lightscore.offline.interrupts import MeasureInterrupted, signals_stop_scoring
+from lightscore.offline.launcher import exit_when_orphaned, launched_by_torchrun
 from lightscore.offline.pooling import Pool, write_measure_scoreboard
 from lightscore.offline.results import MeasureError, MeasureResults, read_metrics_json, save_results
 from lightscore.report.scoreboard import RESERVED
@@ -102,7 +103,8 @@ def process_group() -> Iterator[tuple[int, int]]:
     a gloo group is started from torchrun's environment for the block and
     destroyed after it; a group the caller started is used as it is. torch is
     imported only then. A rank waits at most `rendezvous_timeout` seconds
-    (``$LIGHTSCORE_RENDEZVOUS_TIMEOUT``, default 300) for the others to join.
+    (``$LIGHTSCORE_RENDEZVOUS_TIMEOUT``, default 300) for the others to join. A rank torchrun started
+    exits (status 129) within a second once torchrun's agent is gone (`exit_when_orphaned`).
 
     Raises:
         RuntimeError: the ranks did not all join in time; the message names
@@ -118,13 +120,14 @@ def process_group() -> Iterator[tuple[int, int]]:
     import torch.distributed as dist
 
     started = not dist.is_initialized() and int(os.environ.get("WORLD_SIZE", "1")) > 1
-    if started:
-        _start_group()
-    try:
-        yield (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
-    finally:
+    with exit_when_orphaned(started and launched_by_torchrun()):
         if started:
-            dist.destroy_process_group()
+            _start_group()
+        try:
+            yield (dist.get_rank(), dist.get_world_size()) if dist.is_initialized() else (0, 1)
+        finally:
+            if started:
+                dist.destroy_process_group()
 
 
 def _check_inference_dir_writable(inference_dir: Path, where: str) -> None:
