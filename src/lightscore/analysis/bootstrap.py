@@ -139,7 +139,8 @@ def paired_bootstrap(
     sums = defined_replicates(resampled_sums(columns, groups, ci, replicates, seed), ci)
     rates_a, rates_b = rate_percent(sums[0], sums[2]), rate_percent(sums[1], sums[2])
     diff = rates_b - rates_a
-    rate_a, rate_b = rate_percent(columns[0].sum(), columns[2].sum()), rate_percent(columns[1].sum(), columns[2].sum())
+    rate_a = rate_percent(columns[0].sum(), columns[2].sum())
+    rate_b = rate_percent(columns[1].sum(), columns[2].sum())
     observed = float(rate_b - rate_a)
     units = columns.shape[1] if groups is None else len(np.unique(np.asarray(groups)))
     p, reason = bootstrap_p_value(diff, observed, units, groups is None)

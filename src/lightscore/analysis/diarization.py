@@ -94,7 +94,8 @@ def _subtract(region: list[Interval], zones: Iterable[Interval]) -> list[Interva
     for start, end in region:
         while j < len(cut) and cut[j][1] <= start:
             j += 1
-        k, position = j, start
+        k = j
+        position = start
         while k < len(cut) and cut[k][0] < end:
             if cut[k][0] > position:
                 out.append((position, cut[k][0]))
@@ -108,7 +109,9 @@ def _subtract(region: list[Interval], zones: Iterable[Interval]) -> list[Interva
 def _overlap_zones(ref: Mapping[str, list[Interval]]) -> list[Interval]:
     """Where two reference speakers or more talk at once."""
     events = sorted((t, step) for intervals in ref.values() for s, e in intervals for t, step in ((s, 1), (e, -1)))
-    zones, active, since = [], 0, 0
+    zones: list[Interval] = []
+    active = 0
+    since = 0
     for time, step in events:
         if active >= 2 and time > since:
             zones.append((since, time))
@@ -127,7 +130,8 @@ def _pieces(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]]
     events += [(s, 2, 2, "") for s, _ in region] + [(e, -2, 2, "") for _, e in region]
     events.sort(key=lambda ev: (ev[0], ev[1]))  # at one time a region's end before the next one's start
     active: tuple[set[str], set[str]] = (set(), set())
-    inside, since = False, None
+    inside = False
+    since = None
     for time, step, side, speaker in events:
         if inside and since is not None and time > since:
             yield time - since, tuple(sorted(active[0])), tuple(sorted(active[1]))

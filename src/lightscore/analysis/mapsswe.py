@@ -68,7 +68,10 @@ def mapsswe(
     >>> r["segments"], r["errors_a"], r["errors_b"], r["better"]
     (1, 1, 0, 'b')
     """
-    diffs, ref_tokens, errors_a, errors_b = [], 0, 0, 0
+    diffs = []
+    ref_tokens = 0
+    errors_a = 0
+    errors_b = 0
     for _where, marks_a, marks_b in _paired_marks(alignments_a, alignments_b):
         for ref, err_a, err_b in _segments(marks_a, marks_b, min_correct):
             diffs.append(err_a - err_b)
@@ -154,9 +157,11 @@ def _segments(a: str, b: str, min_correct: int):
     found = []
     while i < len(a):
         while i < len(a) and a[i] == "I":
-            i, state = i + 1, "error"
+            i += 1
+            state = "error"
         while j < len(b) and b[j] == "I":
-            j, state = j + 1, "error"
+            j += 1
+            state = "error"
         both_correct = i < len(a) and a[i] == "C" and j < len(b) and b[j] == "C"
         if state == "clean":
             if both_correct:
@@ -167,7 +172,8 @@ def _segments(a: str, b: str, min_correct: int):
             run = 1 if state == "error" else run + 1
             if run == min_correct:
                 found.append(segment(start_a - back, i, start_b - back, j))
-                start_a, start_b, state = i, j, "clean"
+                start_a, start_b = i, j
+                state = "clean"
             else:
                 state = "good"
         else:

@@ -112,7 +112,9 @@ def sign_test(rates_a: Sequence[float], rates_b: Sequence[float]) -> dict[str, A
     first, second, order = _ordered(rates_a, rates_b)
     diff = first - second
     zero = np.abs(diff) <= _EQUAL_RATES
-    n_plus, n_minus, n_zero = int(np.sum(~zero & (diff > 0))), int(np.sum(~zero & (diff < 0))), int(np.sum(zero))
+    n_plus = int(np.sum(~zero & (diff > 0)))
+    n_minus = int(np.sum(~zero & (diff < 0)))
+    n_zero = int(np.sum(zero))
     plus, minus = n_plus + n_zero // 2, n_minus + n_zero - n_zero // 2
     equal = plus == minus
     return {

@@ -84,7 +84,9 @@ def stratified_paired_bootstrap(
     if groups is not None and len(groups) != len(strata):
         raise ValueError(f"groups must hold one entry per test set ({len(strata)}), got {len(groups)}")
     check_replicates(replicates, ci)
-    totals, sums, units = [], [], 0
+    totals = []
+    sums = []
+    units = 0
     for k, (errors_a, errors_b, ref_lens) in enumerate(strata):
         labels = None if groups is None else groups[k]
         try:
@@ -94,7 +96,8 @@ def stratified_paired_bootstrap(
             raise ValueError(f"test set {k}: {e}") from e
         totals.append(columns.sum(axis=1))
         units += columns.shape[1] if labels is None else len(np.unique(np.asarray(labels)))
-    by_set, total = np.stack(sums), np.stack(totals)  # (sets, 3, replicates) and (sets, 3)
+    by_set = np.stack(sums)  # (sets, 3, replicates)
+    total = np.stack(totals)  # (sets, 3)
     by_utterance = groups is None or all(labels is None for labels in groups)
     pooled_sums = defined_replicates(by_set.sum(axis=0), ci)
     pooled = _paired(

@@ -108,7 +108,8 @@ def _plain_texts(name: str, key: str, value: Sequence[Any]) -> Sequence[str]:
     if set(map(type, value)) - {str}:  # map and set run in C: the common all-str batch costs little
         for row, v in enumerate(value):
             if not isinstance(v, str):
-                kind, shown = type(v).__name__, reprlib.repr(v)
+                kind = type(v).__name__
+                shown = reprlib.repr(v)
                 raise ValueError(f"{name}.update(): input {key!r} is text, but row {row} is a {kind} ({shown})")
         # str.__str__ copies a subclass's characters into a plain str, whatever the subclass overrides.
         value = [str.__str__(v) for v in value]

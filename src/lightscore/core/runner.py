@@ -4,7 +4,7 @@ For every job (a metric on one test set) each rank feeds its share of the rows
 to ``update`` in ``chunk_size`` batches (`update_from_files`), exports
 ``state()``, and ONE gather hands every rank all ranks' states or errors
 (`lightscore.core.distributed.gather_outcomes`). Each job's states then go through
-`lightscore.core.metric.merged_result`, and rank 0 writes the artifacts. A single
+`lightscore.core.merge.merged_result`, and rank 0 writes the artifacts. A single
 process is the same loop with a world size of 1: its one state is merged too,
 so a metric whose ``merge_states`` is wrong fails on one machine, not only on
 eight. `BaseMetric.__call__` and `lightscore.measure` both run `score_jobs`.

@@ -1,11 +1,11 @@
 """`MetricCallback`: lightscore metrics in Lightning validation and test, exact on any number of devices.
 
 Per batch, each rank feeds the rows its ``validation_step`` / ``test_step``
-returned to the metrics (`lightscore.core.metric.feed`); each dataloader's state is
+returned to the metrics (`lightscore.core.batch.feed`); each dataloader's state is
 kept as a state dict, never as a copy of a metric. At the epoch end, one
 gather hands every rank all ranks' states (and, with ``save_dir``, the rows to
 save), or the error that stopped a rank; each rank merges them through
-`lightscore.core.metric.merged_result`, and logs the same numbers, so
+`lightscore.core.merge.merged_result`, and logs the same numbers, so
 ``ModelCheckpoint(monitor="val/WER")`` works on every rank.
 
 Lightning's default ``DistributedSampler`` pads each rank's share by repeating

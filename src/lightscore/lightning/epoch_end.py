@@ -161,8 +161,10 @@ class EpochEnd:
             for row, values in rows.items():
                 combined.update({f"{self.prefix[stage]}{key}/{row}": value for key, value in values.items()})
         if self._saves(stage) and trainer.is_global_zero:
-            tests = {test: {k: v for name in per_loader for k, v in per_loader[name].get(test, {}).items()}
-                     for name in per_loader for test in per_loader[name]}  # fmt: skip
+            tests: dict[str, dict[str, Any]] = {}  # test set -> every metric's results on it
+            for results in per_loader.values():
+                for test, values in results.items():
+                    tests.setdefault(test, {}).update(values)
             pooled = {k: v for values in pooled_by_metric.values() for k, v in values.items()}
             write_scoreboard(self.save_dir / f"{stage}_scoreboard", scoreboard_rows(tests, pooled))
         return combined

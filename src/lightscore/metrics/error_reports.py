@@ -1,7 +1,7 @@
 """The files an error rate writes beside its result: the alignment file, the TSV breakdowns, the HTML page.
 
 `write_error_artifacts` is the body of
-`lightscore.metrics.error_rate.ErrorRate.write_artifacts`: it re-reads the rows
+`lightscore.metrics.error_rate_base.ErrorRate.write_artifacts`: it re-reads the rows
 the runner scored (``metric.artifact_inputs``), aligns each with the metric's
 own normalizer, case, tokenizer and aligner, and writes, in ``test_dir``:
 
@@ -13,7 +13,7 @@ own normalizer, case, tokenizer and aligner, and writes, in ``test_dir``:
   most errors, with their alignment as REF / HYP / Eval lines);
 - with ``report_html``: ``<name>_report.html`` (through ``BaseMetric.write_page``).
 
-Every file is written atomically (`lightscore.scp.files.atomic_open`).
+Every file is written atomically (`lightscore.io.atomic.atomic_open`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from lightscore.analysis.breakdown import SpeakerRow, UttCounts, speaker_table, top_errors, worst_utterances, write_tsv
+from lightscore.io.atomic import atomic_open
 from lightscore.metrics.error_group_page import group_page_rows
-from lightscore.scp.files import atomic_open
 from lightscore.text.alignment import Pair, kaldi_summary, pra_block, pra_lines, show_token
 
 # ``metric`` below is an `ErrorRate`; it is not imported: the class imports this module to write its files.
@@ -51,7 +51,7 @@ def write_error_artifacts(
         With ``reports``, the rows of ``<name>_top_errors.tsv`` (kind, ref, hyp, count); else [].
 
     Raises:
-        ValueError: as `lightscore.metrics.error_rate.ErrorRate.utterance_records`.
+        ValueError: as `lightscore.metrics.error_rate_base.ErrorRate.utterance_records`.
         OSError: a file that cannot be written.
 
     >>> import tempfile

@@ -204,7 +204,8 @@ def _check_result(system: ReportSystem, metric: str) -> None:
 def _utterance_records(systems: Sequence[ReportSystem]) -> tuple[list[list], list[list[int]]]:
     """One JSON record per utterance, ``[utt_id, differs, alignment_0, alignment_1?]``, and the errors per system."""
     first = systems[0]
-    encoded, errors = [], []
+    encoded = []
+    errors = []
     for system in systems:
         by_id: dict[str, Sequence[Pair]] = {}
         for utt_id, pairs in system.utterances:

@@ -71,7 +71,8 @@ def _edit_counts(editops: Editops) -> Counts:
     >>> _edit_counts(Levenshtein.editops("kitten", "sitting"))
     (2, 0, 1)
     """
-    distance, length_difference = len(editops), editops.src_len - editops.dest_len
+    distance = len(editops)
+    length_difference = editops.src_len - editops.dest_len
     if distance == abs(length_difference):
         non_hits = distance if length_difference > 0 else 0
     else:
