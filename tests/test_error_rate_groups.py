@@ -50,8 +50,11 @@ def test_each_group_is_the_rate_of_its_utterances_alone(rows) -> None:
 
 def test_duration_bins_and_their_intervals() -> None:
     metric = CER(group_by="dur", bins=[0, 2, 5], ci=0.9, bootstrap=100)
-    feed(metric, {"ref": ["ab", "cd", "ef", "gh"], "hyp": ["ab", "c", "xf", "gh"], "dur": ["0.5", "3", "7", "1.9"]},
-         ["u1", "u2", "u3", "u4"])  # fmt: skip
+    feed(
+        metric,
+        {"ref": ["ab", "cd", "ef", "gh"], "hyp": ["ab", "c", "xf", "gh"], "dur": ["0.5", "3", "7", "1.9"]},
+        ["u1", "u2", "u3", "u4"],
+    )
     result = metric.compute()
     assert result["CER_dur_0_2"] == 0.0 and result["CER_dur_2_5"] == 50.0 and result["CER_dur_5_"] == 50.0
     assert result["CER_dur_2_5_ci_low"] <= 50.0 <= result["CER_dur_2_5_ci_high"]
@@ -113,10 +116,16 @@ def decode_dir(root: Path) -> Path:
 
 def config(root: Path) -> dict:
     entry = {
-        "metric": {"_target_": "lightscore.metrics.WER", "group_by": "lang", "groups": groups_ddp.LANGS,
-                   "ci": 0.9, "bootstrap": 200, "seed": 5},
+        "metric": {
+            "_target_": "lightscore.metrics.WER",
+            "group_by": "lang",
+            "groups": groups_ddp.LANGS,
+            "ci": 0.9,
+            "bootstrap": 200,
+            "seed": 5,
+        },
         "inputs": ["ref", "hyp", "lang"],
-    }  # fmt: skip
+    }
     speed = {"metric": {"_target_": "lightscore.metrics.RTFx"}, "inputs": ["audio_seconds", "decode_seconds"]}
     return {"inference_dir": str(root), "metrics": [entry, speed]}
 
@@ -145,8 +154,13 @@ def test_groups_under_torchrun_equal_one_process(tmp_path) -> None:
     (root / "metrics.yaml").write_text(yaml.safe_dump(config(root)))
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc_per_node=2", "--no-python"]
-    run = subprocess.run([*torchrun, str(BIN / "lightscore"), "measure", str(root / "metrics.yaml")], env=env,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(
+        [*torchrun, str(BIN / "lightscore"), "measure", str(root / "metrics.yaml")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     sharded = json.loads((root / "metrics.json").read_text())
     alone = measure(config(decode_dir(tmp_path / "again")))
@@ -161,8 +175,11 @@ def test_measure_pools_test_sets_exactly_and_writes_the_scoreboard(tmp_path) -> 
         (tmp_path / test).mkdir()
         for name, texts in (("ref", refs[test]), ("hyp", hyps[test])):
             (tmp_path / test / f"{name}.scp").write_text("".join(f"{test}-{k} {t}\n" for k, t in enumerate(texts)))
-    config = {"inference_dir": str(tmp_path), "scoreboard": True,
-              "metrics": [{"metric": {"_target_": "lightscore.metrics.WER"}, "inputs": ["ref", "hyp"]}]}  # fmt: skip
+    config = {
+        "inference_dir": str(tmp_path),
+        "scoreboard": True,
+        "metrics": [{"metric": {"_target_": "lightscore.metrics.WER"}, "inputs": ["ref", "hyp"]}],
+    }
     results = measure(config)["lightscore.metrics.error_rate.WER"]
     everything = jiwer.wer(refs["clean"] + refs["other"], hyps["clean"] + hyps["other"])
     assert results["pooled"]["WER"] == pytest.approx(100 * everything)

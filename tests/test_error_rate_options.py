@@ -199,8 +199,13 @@ def test_per_utterance_needs_ids_and_unique_ones():
         WER().utterance_records()
     lean = WER()
     feed(lean, {"ref": ["a"], "hyp": ["b"]}, ["u1"])  # ids are accepted and ignored
-    assert lean.state() == {**dict.fromkeys(STATES, 0), "substitutions": 1, "ref_len": 1, "utterances": 1,
-                            "error_utterances": 1}  # fmt: skip
+    assert lean.state() == {
+        **dict.fromkeys(STATES, 0),
+        "substitutions": 1,
+        "ref_len": 1,
+        "utterances": 1,
+        "error_utterances": 1,
+    }
 
 
 # -- normalizers -------------------------------------------------------------------------------------
@@ -298,8 +303,18 @@ def test_reports_by_id_prefix_are_counted_by_hand(write_scp_file, tmp_path):
     ]
     worst = read_tsv(out / "wer_worst.tsv")
     assert worst[0] == [
-        "utt_id", "speaker", "sub", "dele", "ins", "ref_len", "errors", "rate", "ref_aligned", "hyp_aligned", "eval"
-    ]  # fmt: skip
+        "utt_id",
+        "speaker",
+        "sub",
+        "dele",
+        "ins",
+        "ref_len",
+        "errors",
+        "rate",
+        "ref_aligned",
+        "hyp_aligned",
+        "eval",
+    ]
     assert [row[:8] for row in worst[1:]] == [
         ["spkB-u1", "spkB", "1", "0", "1", "3", "2", "66.66666666666667"],
         ["spkA-u1", "spkA", "1", "1", "0", "6", "2", "33.333333333333336"],
