@@ -181,6 +181,8 @@ def _number(lanes: np.ndarray) -> np.ndarray:
 def ctm_fields(text: str) -> Fields | None:
     """The text's fields, when every line that is not blank or a ``;;`` comment has as many (else None).
 
+    Plain twin: `lightscore.text.hubscr.reference.plain_fields`.
+
     The lines and fields `str.split` gives, found in the bytes: a field starts after whitespace,
     a line's first field is the first after a line break. A text with whitespace other than
     ASCII's gives None too (the line reader splits it).

@@ -35,6 +35,8 @@ def hyp_network(
     """``encode(fold(shape_text(...)))`` of the items ``ids`` number in ``shapes``, built from their vocabulary
     ``entries`` (`all_indices`): an alternation's branches fork and join as written.
 
+    Plain twin: ``encode(fold(shape_text(...)))``.
+
     A shape holding a word with a brace or slash (entry None), which the text route reads as
     markup, sends the whole hypothesis there.
     """

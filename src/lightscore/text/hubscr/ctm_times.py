@@ -19,6 +19,8 @@ __all__ = ["alternation_times", "round3", "split_times"]
 def round3(values: np.ndarray) -> np.ndarray:
     """``round(v, 3)`` of every value, the same doubles as Python's.
 
+    Plain twin: ``[round(v, 3) for v in values]``.
+
     Python's ``round`` takes the decimal nearest the exact double (ties to even) and returns the
     double nearest that decimal; ``k / 1000`` is that double too (IEEE division rounds
     correctly), so only the ``k`` can differ, and only where ``v * 1000`` lies next to a half.

@@ -179,6 +179,8 @@ def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = 
 def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> CtmShapes | None:
     """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
 
+    Plain twin: `_line_by_line` (the ctm read line by line).
+
     Each distinct word is filtered once; its items are the word's parts (one per word it became,
     or one alternation), timed by `lightscore.text.hubscr.ctm_times` for all lines at once.
 

@@ -87,6 +87,8 @@ def _fold(text: str, fold: bool) -> str:
 def rewrite(text: str, glm: Glm, input_type: str = "trn", purpose: str = "") -> str:
     """``rfilter1``: apply ``glm``'s rules to ``text`` with the cursor algorithm of SCTK's ``GLMRules.txt``.
 
+    Plain twin: `lightscore.text.hubscr.reference.rfilter1`.
+
     Args:
         text: The text, as csrfilt hands it over (already padded with spaces).
         glm: From `lightscore.text.hubscr.glm.read_glm`.

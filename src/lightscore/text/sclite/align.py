@@ -51,6 +51,8 @@ _MARKS = {CORRECT: "C", SUBSTITUTION: "S"}
 def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
     """Align two token sequences as sclite does: ``(ref token, hyp token, mark)`` in reference order.
 
+    Plain twin: `lightscore.text.sclite.reference.align_words`.
+
     Tokens compare with ``==``; fold case before calling for sclite's default
     (case-insensitive) scoring. Runs the exact programme on every call: for
     reports, not for counting (`sclite_counts` is faster). Memory stays about
@@ -87,6 +89,8 @@ def sclite_align(ref: Sequence, hyp: Sequence) -> list[Pair]:
 def sclite_counts(ref: Sequence, hyp: Sequence) -> Counts:
     """Return ``(substitutions, deletions, insertions)`` of sclite's alignment of ``ref`` to ``hyp``.
 
+    Plain twin: `lightscore.text.sclite.reference.count_words`.
+
     Args:
         ref: reference tokens (a list of words, or a string of characters).
         hyp: hypothesis tokens.
@@ -107,6 +111,8 @@ def sum_sclite_edits(
     refs: Iterable[str], hyps: Iterable[str], tokenize: Callable[[str], Sequence]
 ) -> tuple[int, int, int, int, int]:
     """Sum ``(substitutions, deletions, insertions, reference tokens, pairs with an error)`` with sclite's alignment.
+
+    Plain twin: `lightscore.text.sclite.reference.count_words`, summed.
 
     `lightscore.text.counting.sum_edits` with sclite's weighted alignment and
     tie-breaking instead of unit costs: identical texts cost one tokenize, most

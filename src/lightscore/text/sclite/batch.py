@@ -37,6 +37,8 @@ with more is one chunk alone, so callers send long pairs elsewhere (`lightscore.
 def batch_counts(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabulary) -> list[tuple[int, int, int, int]]:
     """``(S, D, I, reference words of the path)`` of sclite's alignment of each (reference, hypothesis) network.
 
+    Plain twin: `lightscore.text.sclite.reference.count_networks`.
+
     Args:
         pairs: Networks from `lightscore.text.sclite.encode.encode`, over ``vocabulary``.
         vocabulary: Their words.

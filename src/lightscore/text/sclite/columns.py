@@ -25,6 +25,8 @@ __all__ = ["ColumnCosts"]
 class ColumnCosts:
     """The cost table of a chunk, ``cells[hyp arc, ref arc, pair]`` less ``steps``, and the choices read back from it.
 
+    Plain twin: `lightscore.text.sclite.reference.count_networks` (through `lightscore.text.sclite.batch`).
+
     Args:
         equal: ``(hyp arc, ref arc, pair)``: whether the words match (substitution 0, else 4).
         ref_gap: ``(ref arc, pair)`` deletion costs (int32).

@@ -23,7 +23,7 @@ import numpy as np
 
 from lightscore.text.sclite.network import Network, Word, _word, gap_cost, parse_reference
 
-__all__ = ["Encoded", "Vocabulary", "encode", "join_arc", "network"]
+__all__ = ["Encoded", "Vocabulary", "encode", "encode_parsed", "join_arc", "network"]
 
 # A "{" after a character of a word, a "}" before one, a "/" touching one: sclite's reading is not the split's.
 _INSIDE = re.compile(r"[^\s{]\{|\}[^\s}]|\S/|/\S")
@@ -94,6 +94,8 @@ class Vocabulary:
 def encode(text: str, vocabulary: Vocabulary) -> Encoded:
     """``text`` read as sclite reads a transcript, as an `Encoded` network over ``vocabulary``.
 
+    Plain twin: `encode_parsed` (`lightscore.text.sclite.network.parse_reference`'s network).
+
     Raises:
         MarkupError: markup sclite cannot read (from `parse_reference`).
 
@@ -115,8 +117,24 @@ def encode(text: str, vocabulary: Vocabulary) -> Encoded:
     if read is not None:
         words, jumps, merges, ends = read
         return Encoded(vocabulary.ids(words), jumps, merges, ends)
+    return encode_parsed(text, vocabulary)
+
+
+def encode_parsed(text: str, vocabulary: Vocabulary) -> Encoded:
+    """`encode` the plain way: `parse_reference`'s network, its arcs' predecessors listed as `Encoded` lists them.
+
+    The plain twin of `encode`'s shortcuts (one ``split`` for a line, `_flat_groups`, `_alternations`),
+    and its road for any text they do not read.
+
+    Raises:
+        MarkupError: markup sclite cannot read.
+
+    >>> encode_parsed("{ a / b c } d", Vocabulary(False, False))
+    Encoded(words=[1, 2, 3, 4], jumps=[2, 0], merges=[(4, [1, 3])], ends=[4])
+    """
     arcs, ends = parse_reference(text, vocabulary.optional, vocabulary.fragments)
-    jumps, merges = [], []
+    jumps: list[int] = []
+    merges: list[tuple[int, list[int]]] = []
     for arc, (_, preds) in enumerate(arcs):
         if arc and len(preds) > 1:
             merges.append((arc, preds))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from lightscore.text.dp_rows import close_row
 from lightscore.text.sclite.align import sclite_align, sclite_counts
 from lightscore.text.sclite.batch import CHUNK_CELLS, batch_counts
 from lightscore.text.sclite.encode import Encoded, Vocabulary, encode, network
@@ -207,9 +208,7 @@ def _linear_path(ref: list[Word], hyp: list[Word]) -> list[tuple[int, int, str]]
         row = table[a]
         row[0] = above[0] + deletion[a - 1]
         row[1:] = np.minimum(above[:-1] + sub[a - 1], above[1:] + deletion[a - 1])
-        row -= steps
-        np.minimum.accumulate(row, out=row)
-        row += steps
+        close_row(row, steps, out=row)
     cost, path = table.tolist(), []
     a, b = len(ref), len(hyp)
     while a > 0 or b > 0:
@@ -257,6 +256,8 @@ def _linear_words(network: Network) -> list[Word] | None:
 def markup_align(ref: Network, hyp: Network) -> list[Pair]:
     """sclite's alignment of two networks (a trn hypothesis is read as one too), as ``(ref, hyp, mark)`` pairs.
 
+    Plain twin: `lightscore.text.sclite.reference.align_networks`.
+
     ``@`` leaves no pair; an optionally deletable word left out is ``(word, None, "C")`` (an
     inserted one ``(None, word, "C")``), as sclite counts them correct.
 
@@ -294,6 +295,8 @@ def markup_align(ref: Network, hyp: Network) -> list[Pair]:
 
 def markup_counts(ref: Network, hyp: Network) -> MarkupCounts:
     """sclite's ``(S, D, I, reference words)`` of two networks.
+
+    Plain twin: `lightscore.text.sclite.reference.count_networks`.
 
     Args:
         ref: The reference, from `parse_reference`.
@@ -345,6 +348,8 @@ def count_markup_pairs(
 
 def count_encoded(pairs: Sequence[tuple[Encoded, Encoded]], vocabulary: Vocabulary) -> list[MarkupCounts]:
     """`markup_counts` of networks read by `lightscore.text.sclite.encode.encode`, each pair where it counts fastest.
+
+    Plain twin: `lightscore.text.sclite.reference.count_networks`.
 
     Two plain lines (no alternation, ``@``, optional word or fragment) go to `sclite_counts`; a pair
     too long for a batch chunk to `markup_counts`; every other pair is aligned with the rest at once

@@ -28,6 +28,8 @@ from math import isqrt
 
 import numpy as np
 
+from lightscore.text.dp_rows import close_row
+
 __all__ = ["BLOCK_CELLS", "batch_backtrace", "bounded_backtrace", "cost_table", "token_ids"]
 
 SUB, INS, DEL = 4, 3, 3  # sclite's wwd_WORD costs; a correct token costs 0
@@ -70,8 +72,10 @@ def cost_table(ref_ids: np.ndarray, hyp_ids: np.ndarray, top: np.ndarray | None 
     """sclite's cumulative costs ``D[pair, a, b]`` of aligning ``ref[:first + a]`` to ``hyp[:b]``.
 
     Within a row the insertion move chains, ``D[a, b] = min(X[b], D[a, b-1] + 3)``
-    with X the better of substitution and deletion; subtracting ``3b`` turns
-    that chain into a running minimum, which numpy computes in one call.
+    with X the better of substitution and deletion: `lightscore.text.dp_rows.close_row`
+    closes it with one running minimum.
+
+    Plain twin: `lightscore.text.sclite.reference.word_costs`.
 
     Args:
         ref_ids: ``(pairs, n)`` reference token ids: the tokens ``first`` to ``first + n``.
@@ -98,9 +102,8 @@ def cost_table(ref_ids: np.ndarray, hyp_ids: np.ndarray, top: np.ndarray | None 
         substitution = above[:, :-1] + (hyp_ids != ref_ids[:, a - 1 : a]).view(np.int8) * np.int8(SUB)
         row = table[:, a]
         row[:, 0] = DEL * (first + a)
-        row[:, 1:] = np.minimum(substitution, above[:, 1:] + DEL) - steps[1:]
-        np.minimum.accumulate(row, axis=1, out=row)
-        row += steps
+        row[:, 1:] = np.minimum(substitution, above[:, 1:] + DEL)
+        close_row(row, steps, out=row)
     return table
 
 
@@ -132,6 +135,8 @@ def batch_backtrace(
 ) -> np.ndarray:
     """Walk every pair of a batch back from its last cell at once, over whole cost tables.
 
+    Plain twin: `lightscore.text.sclite.reference.align_words`.
+
     Args:
         ref_ids: ``(pairs, width)`` reference token ids from `token_ids`.
         hyp_ids: ``(pairs, width)`` hypothesis token ids.
@@ -157,6 +162,8 @@ def batch_backtrace(
 
 def bounded_backtrace(ref: Sequence, hyp: Sequence, block_rows: int | None = None) -> bytearray:
     """sclite's backtrace of one pair, last move first, holding a few rows of its cost table at a time.
+
+    Plain twin: `lightscore.text.sclite.reference.align_words`.
 
     Args:
         ref: reference tokens (a list of words, or a string of characters).
