@@ -197,8 +197,9 @@ def compare(segments: int, repeats: int, everyday: float, sweep: int = 0) -> int
     rows.append(Row("hubscr() called in a running interpreter (imports done)", segments, inside, unit="segments"))
     print(table(rows, baseline=rows[0].method))
     same = got == expected == printed == called
-    print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}, the command {printed}, in process {called}: "
-          f"{'identical' if same else 'DIFFER'}")  # fmt: skip
+    outcome = "identical" if same else "DIFFER"
+    print(f"\ntotals (C, S, D, I): sctk {expected}, lightscore {got}, ", end="")
+    print(f"the command {printed}, in process {called}: {outcome}")
     print(verdict("speed-up over sctk hubscr", rows[0].median / rows[1].median, 10, higher_is_better=True))
     print(verdict("the command's speed-up", rows[0].median / rows[2].median, 10, higher_is_better=True))
     print(verdict("in a running interpreter", rows[0].median / rows[3].median, 10, higher_is_better=True))
@@ -238,9 +239,10 @@ def compare_sweep(segments: int, repeats: int, everyday: float, count: int) -> i
     )
     print(table(rows, baseline=rows[0].method))
     same = got == expected
-    print(f"\nper-ctm totals (C, S, D, I), first and last: sctk {expected[0]} ... {expected[-1]}, "
-          f"lightscore {got[0] if got else None} ... {got[-1] if got else None}: "
-          f"{'identical for every ctm' if same else 'DIFFER'}")  # fmt: skip
+    first, last = (got[0], got[-1]) if got else (None, None)
+    outcome = "identical for every ctm" if same else "DIFFER"
+    print(f"\nper-ctm totals (C, S, D, I), first and last: sctk {expected[0]} ... {expected[-1]}, ", end="")
+    print(f"lightscore {first} ... {last}: {outcome}")
     print(verdict(f"a sweep of {count} decodings", rows[0].median / rows[1].median, 10, higher_is_better=True))
     print(f"- load average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print()
