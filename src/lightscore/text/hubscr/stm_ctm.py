@@ -82,7 +82,7 @@ class CtmItem(NamedTuple):
 
 def _number(text: str, what: str, where: str, number: int) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise StmCtmError(f"{where} line {number}: {what} {text!r} is not a number") from None
     # issue 38: float() takes "nan" and "inf", which would scramble a ctm's time order (sclite has no such times)
