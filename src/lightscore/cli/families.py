@@ -72,14 +72,35 @@ def run_meeting_score(args: argparse.Namespace) -> int:
     metric = getattr(metrics, name)(**options)
     with tempfile.TemporaryDirectory() as tmp:
         data = write_session_scps(args.ref, args.hyp, tmp)
-        result = metric(data, "")
-        if report is not None:
-            import lightscore.offline  # noqa: F401  (installs the page writer the session view uses)
-            from lightscore.core.runner import write_artifacts_of
+        try:
+            result = metric(data, "")
+            if report is not None:
+                import lightscore.offline  # noqa: F401  (installs the page writer the session view uses)
+                from lightscore.core.runner import write_artifacts_of
 
-            write_artifacts_of(metric, data, "", report)
+                write_artifacts_of(metric, data, "", report)
+        except Exception as e:
+            raise _as_given(e, {str(data["ref"]): args.ref, str(data["hyp"]): args.hyp}) from e
     print(format_table({metric.outputs[0].name: {Path(args.hyp).name: result}}))
     print(f"settings: {metric.settings()}")
     if report is not None:
         print(f"report: {Path(report) / f'{metric.name.lower()}_report.html'}")
     return 0
+
+
+def _as_given(error: Exception, files: dict[str, str]) -> Exception:
+    """``error`` naming the user's files instead of the temporary SCP files (deleted by then) made from them.
+
+    >>> _as_given(ValueError("DER: utterance 's1' (/tmp/x/ref.scp, /tmp/x/hyp.scp): bad"),
+    ...           {"/tmp/x/ref.scp": "ref.stm", "/tmp/x/hyp.scp": "hyp.rttm"})
+    ValueError("DER: utterance 's1' (ref.stm, hyp.rttm): bad")
+    """
+    text = str(error)
+    for temporary, given in files.items():
+        text = text.replace(temporary, given)
+    if text == str(error):
+        return error
+    try:
+        return type(error)(text)
+    except TypeError:  # an exception whose constructor takes more than a message
+        return ValueError(text)

@@ -30,6 +30,8 @@ def _micros(value: Any, row: int, name: str) -> int:
         raise RowError(row, f"{name} {value!r} is not a number of seconds") from None
     if not math.isfinite(seconds) or seconds < 0:
         raise RowError(row, f"{name} {value!r} is not a finite number of seconds >= 0")
+    if not math.isfinite(seconds * MICRO):  # 1e308 s is finite, but not in microseconds
+        raise RowError(row, f"{name} {value!r} is too large to count in microseconds (at most about 1.8e302 s)")
     return round(seconds * MICRO)
 
 

@@ -309,16 +309,31 @@ def write_scp(path: str | os.PathLike, rows: Iterable[tuple[str, str]]) -> Path:
         ``path`` as a `Path`.
 
     Raises:
-        ValueError: An id is not a plain token (`check_utt_id`); the old file, if any, is left as it was.
+        ValueError: An id is not a plain token (`check_utt_id`), or a row cannot be written as UTF-8 (a lone
+            surrogate: the file, the line and the utterance are named); the old file, if any, is left as it was.
 
     >>> import tempfile, pathlib
     >>> p = write_scp(pathlib.Path(tempfile.mkdtemp()) / "hyp.scp", [("u1", "a b"), ("u2", ""), ("u3", "x\\ry")])
     >>> p.read_text()
     'u1 a b\\nu2\\nu3 x y\\n'
+    >>> write_scp(p, [("u1", "a"), ("u2", "b\\ud800")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../hyp.scp: line 2, utterance 'u2', column 5: a lone surrogate '\\ud800' ...
+    >>> p.read_text()  # left as it was
+    'u1 a b\\nu2\\nu3 x y\\n'
     """
     with atomic_open(path) as f:
-        for utt_id, value in rows:
+        for line, (utt_id, value) in enumerate(rows, 1):
             check_utt_id(utt_id, str(path))
             value = " ".join(str(value).split("\n")).replace("\r", " ").strip()
-            f.write(f"{utt_id} {value}\n" if value else f"{utt_id}\n")
+            text = f"{utt_id} {value}\n" if value else f"{utt_id}\n"
+            try:
+                f.write(text)
+            except UnicodeEncodeError as e:
+                raise ValueError(
+                    f"{path}: line {line}, utterance {utt_id!r}, column {e.start + 1}: a lone surrogate "
+                    f"{ascii(text[e.start])} (text decoded with errors='surrogateescape'?), which UTF-8 cannot "
+                    "write; fix the text or decode it strictly"
+                ) from None
     return Path(path)
