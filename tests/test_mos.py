@@ -1,8 +1,15 @@
-"""DNSMOS and PLCMOS: equal to speechmos' own functions on espeak-ng speech; bad files refused; 2 gloo ranks = 1."""
+"""DNSMOS and PLCMOS: equal to speechmos' own functions on espeak-ng speech; bad files refused; 2 gloo ranks = 1.
+
+Long clips are scored one DNSMOS window and one PLCMOS rater per model call (issue 38, items 7 and 8): their
+numbers equal speechmos' on clips of several windows, and a model that runs out of memory names the utterance.
+benchmarks/bench_mos_memory.py measures the peak memory against speechmos' on 10 s to 10 min clips.
+"""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -81,6 +88,65 @@ def test_plcmos_equals_speechmos_with_the_same_seed_and_lost_packets_score_lower
         np.random.seed(0)  # speechmos draws its raters from numpy's global generator
         assert score == pytest.approx(speechmos_plcmos.run(str(path), 16000)["plcmos"], abs=1e-6)
     assert scores[0] > scores[1] + 0.5
+
+
+@pytest.fixture(scope="module")
+def long_speech(speech: dict) -> dict:
+    """16 s of espeak-ng speech (the four sentences, then again): seven 9.01 s windows."""
+    root = speech["root"]
+    parts = [speak(sentence, root / f"sentence{k}.wav") for k, sentence in enumerate(SENTENCES)]
+    wave = np.tile(np.concatenate(parts), 3)[: 16 * 16000]
+    path = root / "long.wav"
+    sf.write(path, wave, 16000, subtype="PCM_16")
+    scp = root / "long.scp"
+    scp.write_text(f"long1 {path}\n")
+    return {"wav": path, "scp": scp, "wave": sf.read(path, dtype="float32")[0]}
+
+
+def test_dnsmos_on_a_clip_of_several_windows_equals_speechmos(long_speech: dict) -> None:
+    assert len(list(mos._windows(long_speech["wave"], 1.0))) == 7  # each window is a model call of its own
+    result = DNSMOS()({"hyp": long_speech["scp"]}, "dev")
+    theirs = speechmos_dnsmos.run(str(long_speech["wav"]), 16000)
+    for key in mos.DNSMOS_KEYS:
+        assert result[f"dnsmos_{key}"] == pytest.approx(float(theirs[f"{key}_mos"]), abs=1e-6)
+    personalized = mos.dnsmos(long_speech["wave"], personalized=True)
+    theirs = speechmos_dnsmos.run(long_speech["wave"], 16000, model_type="dnsmos_personalized")
+    assert personalized == pytest.approx({key: float(theirs[f"{key}_mos"]) for key in mos.DNSMOS_KEYS}, abs=1e-6)
+
+
+def test_plcmos_on_a_long_clip_equals_speechmos(long_speech: dict) -> None:
+    result = PLCMOS(seed=5)({"hyp": long_speech["scp"]}, "dev")
+    np.random.seed(5)  # speechmos draws its 15 raters from numpy's global generator, one per model call
+    assert result["plcmos"] == pytest.approx(speechmos_plcmos.run(str(long_speech["wav"]), 16000)["plcmos"], abs=1e-6)
+
+
+# A real allocation failure: the address space is capped 100 MB above what the process holds once its sessions
+# are warm, and PLCMOS needs several hundred MB more for a 16 s clip.
+OUT_OF_MEMORY = """
+import resource, sys
+from lightscore.metrics.quality import PLCMOS
+PLCMOS()({"hyp": sys.argv[1]}, "dev")
+status = open("/proc/self/status").read()
+size = int(status.split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 100 * 2**20, resource.RLIM_INFINITY))
+try:
+    PLCMOS()({"hyp": sys.argv[2]}, "dev")
+except ValueError as e:
+    print(e)
+"""
+
+
+def test_a_model_out_of_memory_names_the_utterance_and_the_file(speech: dict, long_speech: dict) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", OUT_OF_MEMORY, str(speech["scp"]), str(long_speech["scp"])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    message = done.stdout.strip()
+    assert message.startswith("lightscore.metrics.quality.PLCMOS: utterance 'long1' (")
+    assert f"hyp {long_speech['wav']}: plcmos: the model ran out of memory on a 16.0 s clip: " in message
 
 
 def test_sessions_are_made_once_per_process(speech: dict) -> None:

@@ -5,9 +5,16 @@ nothing is downloaded at run time. Each ONNX session is made once per process
 and thread count (`session`), not per utterance. The features and the
 calibration polynomials are speechmos' own functions, called on its classes
 without their sessions, so `dnsmos` and `plcmos` give ``speechmos.dnsmos.run``'s
-and ``speechmos.plcmos.run``'s numbers on the same 16 kHz audio; every 9.01 s
-window of a clip (or the 15 rater embeddings of PLCMOS) goes through the model
-in one batched call.
+and ``speechmos.plcmos.run``'s numbers on the same 16 kHz audio. Each 9.01 s
+window of a clip, and each of PLCMOS' 15 rater embeddings, goes through the
+model in a call of its own, as in speechmos: a batch of all of them held every
+window's activations at once (about 90 MB per second of audio for DNSMOS, 15
+copies of the clip's for PLCMOS), and a 10-minute clip ran out of memory.
+DNSMOS' peak memory is one window's, whatever the clip's length; PLCMOS' model
+reads the whole clip in one input, so its memory grows with the clip as
+speechmos' does (benchmarks/bench_mos_memory.py measures both). A model call
+that fails, out of memory or otherwise, is a ValueError naming the clip's
+length (`QualityMetric` adds the utterance and the file).
 
 - `dnsmos`: the clip is repeated up to 9.01 s (the model's fixed input), cut
   into 9.01 s windows every ``hop_seconds`` (1 s, as speechmos), and the
@@ -35,6 +42,7 @@ True
 from __future__ import annotations
 
 import importlib.resources
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -101,8 +109,6 @@ def session(path: str, threads: int = 1) -> Any:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1 if threads else 0
-        # PLCMOS declares a scalar output, so its batch of raters draws a shape warning on every call
-        options.log_severity_level = 3
         _SESSIONS[key] = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     return _SESSIONS[key]
 
@@ -146,19 +152,33 @@ def check_clip(audio: Any, measure: str) -> np.ndarray:
     return np.asarray(audio, dtype=np.float32).reshape(-1)
 
 
-def _windows(audio: np.ndarray, hop_seconds: float) -> np.ndarray:
-    """The 9.01 s windows DNSMOS scores, ``(windows, 144160)``, cut exactly as speechmos cuts them."""
+def _windows(audio: np.ndarray, hop_seconds: float) -> Iterator[np.ndarray]:
+    """The 9.01 s windows DNSMOS scores, one at a time (views of ``audio``), cut exactly as speechmos cuts them."""
     window = int(WINDOW_SECONDS * RATE)
     while len(audio) < window:
         audio = np.append(audio, audio)
     count = int((np.floor(len(audio) / RATE) - WINDOW_SECONDS) / hop_seconds) + 1
-    segments = []
     for index in range(count):
         # speechmos' float arithmetic: a window it computes a sample short is skipped, as there
         segment = audio[int(index * hop_seconds * RATE) : int((index * hop_seconds + WINDOW_SECONDS) * RATE)]
         if len(segment) >= window:
-            segments.append(segment)
-    return np.stack(segments)
+            yield segment
+
+
+def _run(model: Any, inputs: dict[str, np.ndarray], measure: str, clip: np.ndarray) -> np.ndarray:
+    """The first output of one ONNX call; an onnxruntime failure (an allocation, most often) is a ValueError.
+
+    onnxruntime's errors name neither the clip nor the utterance; this one names the clip's length,
+    and `lightscore.metrics.quality.QualityMetric` puts the utterance and the file before it.
+    """
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail, RuntimeException
+
+    try:
+        return model.run(None, inputs)[0]
+    except (Fail, RuntimeException, MemoryError) as e:
+        # onnxruntime reports an allocation failure as a FAIL whose text says "allocate" or "bad_alloc"
+        failed = "ran out of memory" if isinstance(e, MemoryError) or "alloc" in str(e) else "failed"
+        raise ValueError(f"{measure}: the model {failed} on a {clip.size / RATE:.1f} s clip: {e}") from e
 
 
 def dnsmos(audio: Any, personalized: bool = False, threads: int = 1, hop_seconds: float = 1.0) -> dict[str, float]:
@@ -174,7 +194,8 @@ def dnsmos(audio: Any, personalized: bool = False, threads: int = 1, hop_seconds
         ``{"sig", "bak", "ovrl", "p808"}`` -> MOS (about 1 to 5).
 
     Raises:
-        ValueError: as `check_clip`, or a ``hop_seconds`` that is not positive.
+        ValueError: as `check_clip`, a ``hop_seconds`` that is not positive, or a model call that fails
+            (out of memory, most often), naming the clip's length.
 
     >>> noise = np.random.default_rng(0).uniform(-0.5, 0.5, 80000).astype(np.float32)
     >>> round(dnsmos(noise)["bak"], 2) < 2.5
@@ -185,16 +206,19 @@ def dnsmos(audio: Any, personalized: bool = False, threads: int = 1, hop_seconds
 
     if not hop_seconds > 0:
         raise ValueError(f"dnsmos: hop_seconds must be > 0, got {hop_seconds!r}")
-    windows = _windows(check_clip(audio, "dnsmos"), hop_seconds)
+    clip = check_clip(audio, "dnsmos")
     folder = "pdnsmos_models" if personalized else "dnsmos_models"
     primary = session(model_file(folder, "sig_bak_ovr.onnx"), threads)
     p808 = session(model_file("dnsmos_models", "model_v8.onnx"), threads)
     # audio_melspec and get_polyfit_val do not use the instance: called on the class, speechmos' code is the code.
+    raws, p808_scores = [], []
     # One BLAS thread: the float32 mel product then sums in one order in every process, so ranks agree bit for bit.
     with threadpool_limits(limits=1, user_api="blas"):
-        mels = np.stack([DNSMOS.audio_melspec(None, audio=window[:-160]) for window in windows]).astype(np.float32)
-    raw = primary.run(None, {"input_1": windows.astype(np.float32)})[0]
-    p808_scores = p808.run(None, {"input_1": mels})[0][:, 0]
+        for window in _windows(clip, hop_seconds):
+            mel = DNSMOS.audio_melspec(None, audio=window[:-160]).astype(np.float32)
+            raws.append(_run(primary, {"input_1": window[np.newaxis]}, "dnsmos", clip)[0])
+            p808_scores.append(_run(p808, {"input_1": mel[np.newaxis]}, "dnsmos", clip)[0, 0])
+    raw = np.stack(raws)
     sig, bak, ovrl = DNSMOS.get_polyfit_val(None, raw[:, 0], raw[:, 1], raw[:, 2], personalized)
     return {
         "sig": float(np.mean(sig)),
@@ -216,7 +240,8 @@ def plcmos(audio: Any, seed: int = 0, threads: int = 1) -> float:
         The MOS (about 1 to 5).
 
     Raises:
-        ValueError: as `check_clip`.
+        ValueError: as `check_clip`, or a model call that fails (out of memory, most often), naming the
+            clip's length.
 
     >>> t = np.arange(16000) / 16000
     >>> tone = (0.3 * np.sin(2 * np.pi * 200 * t)).astype(np.float32)
@@ -230,9 +255,11 @@ def plcmos(audio: Any, seed: int = 0, threads: int = 1) -> float:
     features = np.float32(PLCMOS.stft_transform(object.__new__(PLCMOS), clip))[np.newaxis, np.newaxis, ...]
     raters = np.random.RandomState(seed).normal(size=(PLCMOS_RATERS, 64)).astype(np.float32)
     model = session(model_file("plcmos_models", "plcmos_v2.onnx"), threads)
-    inputs = {"degraded_audio": np.repeat(features, PLCMOS_RATERS, axis=0), "rater_embed": raters}
-    scores = model.run(None, inputs)[0].reshape(-1)
-    return sum(float(score) for score in scores) / PLCMOS_RATERS
+    total = 0.0
+    for rater in raters:
+        inputs = {"degraded_audio": features, "rater_embed": rater[np.newaxis]}
+        total += float(_run(model, inputs, "plcmos", clip).reshape(-1)[0])
+    return total / PLCMOS_RATERS
 
 
 def load_16k(path: str, resample: str = "torchaudio", where: str = "") -> np.ndarray:

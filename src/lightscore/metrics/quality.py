@@ -84,8 +84,8 @@ class QualityMetric(BaseMetric):
             hyp: WAV paths, one per row.
 
         Raises:
-            RowError: an unreadable, silent, too short or out-of-range file (naming it), or
-                per-utterance records asked for without the batch's utterance ids.
+            RowError: an unreadable, silent, too short or out-of-range file, or one the models run out of
+                memory on (naming it), or per-utterance records asked for without the batch's utterance ids.
         """
         ids = self.batch_utt_ids
         if self.per_utterance and ids is None:
@@ -97,8 +97,10 @@ class QualityMetric(BaseMetric):
             where = f"hyp {path}"
             try:
                 scores = self.score(mos.load_16k(path, self.resample, where))
-            except ValueError as e:
-                message = str(e) if str(e).startswith(where) else f"{where}: {e}"
+            except (ValueError, MemoryError) as e:
+                # numpy's MemoryError names only the array it could not allocate: the row names the clip
+                problem = f"out of memory: {e}" if isinstance(e, MemoryError) else str(e)
+                message = problem if problem.startswith(where) else f"{where}: {problem}"
                 raise RowError(row, message) from e
             self.utterances += 1
             for key in self.keys:
