@@ -154,9 +154,13 @@ def run_report(args: argparse.Namespace) -> int:
     comparison = None
     if two:
         summary = compare_scored(
-            *systems, ci=ci, bootstrap=args.bootstrap, seed=args.seed, block_bootstrap=args.block_bootstrap,
+            *systems,
+            ci=ci,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            block_bootstrap=args.block_bootstrap,
             level=args.level,
-        )  # fmt: skip
+        )
         comparison = _report_comparison(summary)
     metric = systems[0].metric
     tables = {}

@@ -9,7 +9,15 @@ import stat
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["METRIC_OPTIONS", "check_input", "check_inputs", "metric_options", "write_json"]
+__all__ = [
+    "METRIC_OPTIONS",
+    "OPTION_USERS",
+    "check_input",
+    "check_inputs",
+    "check_options",
+    "metric_options",
+    "write_json",
+]
 
 
 def check_input(label: str, path: str) -> bool:
@@ -92,5 +100,98 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # The options of _scoring_options that build the metric (lightscore.offline.compare.metric_by_name's keywords).
-METRIC_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substitutions", "fillers", "ci",
-                   "bootstrap", "seed", "block_bootstrap", "utt2spk")  # fmt: skip
+METRIC_OPTIONS = (
+    "metric",
+    "bpemodel",
+    "case",
+    "aligner",
+    "normalize",
+    "substitutions",
+    "fillers",
+    "ci",
+    "bootstrap",
+    "seed",
+    "block_bootstrap",
+    "utt2spk",
+)
+
+
+# Which --metric families read each option; an option given for another metric is refused, never ignored.
+_ERROR_RATE = "the error rates"
+_TRANSLATION = "the translation metrics"
+_MEETING_WER = "cpwer, orcwer and tcpwer"
+_MEETING_TIMED = "tcpwer, der and jer"
+OPTION_USERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        (
+            "case",
+            "aligner",
+            "normalize",
+            "substitutions",
+            "fillers",
+            "ci",
+            "bootstrap",
+            "seed",
+            "block_bootstrap",
+            "utt2spk",
+            "markup",
+            "optional_deletable",
+            "fragments",
+            "format",
+            "glm",
+            "language",
+            "alignment",
+            "level",
+        ),
+        (_ERROR_RATE,),
+    ),
+    "report": (_ERROR_RATE, _MEETING_WER, _MEETING_TIMED),  # der and jer: families.py says it is not theirs
+    **dict.fromkeys(("ref2", "tokenize", "lowercase"), (_TRANSLATION,)),
+    "collar": (_MEETING_TIMED,),
+}
+"""Option (argparse ``dest``) -> the metric families that read it."""
+
+
+_MEETING_FAMILIES = {_MEETING_WER: ("cpwer", "orcwer", "tcpwer"), _MEETING_TIMED: ("tcpwer", "der", "jer")}
+
+
+def _family_names(metric: str) -> set[str]:
+    """The families in `OPTION_USERS` that ``metric`` belongs to.
+
+    >>> sorted(_family_names("tcpwer"))
+    ['cpwer, orcwer and tcpwer', 'tcpwer, der and jer']
+    """
+    from lightscore.text.choices import ERROR_RATES, TRANSLATION_METRICS
+
+    if metric in ERROR_RATES:
+        return {_ERROR_RATE}
+    if metric in TRANSLATION_METRICS:
+        return {_TRANSLATION}
+    return {family for family, metrics in _MEETING_FAMILIES.items() if metric in metrics}
+
+
+def check_options(args: argparse.Namespace, defaults: Mapping[str, Any], flags: Mapping[str, str]) -> None:
+    """Refuse an option given a value other than its default that ``--metric`` does not read.
+
+    Args:
+        args: The parsed arguments of ``score``, ``compare`` or ``report``.
+        defaults: Each option's default in that command (argparse ``dest`` -> value).
+        flags: Each option's name on the command line (``dest`` -> ``--case``).
+
+    Raises:
+        ValueError: naming the option, the metric and the metrics that read it.
+
+    >>> args = argparse.Namespace(metric="bleu", case="fold", tokenize=None)
+    >>> check_options(args, {"case": None, "tokenize": None}, {"case": "--case", "tokenize": "--tokenize"})
+    Traceback (most recent call last):
+    ...
+    ValueError: --case is used by the error rates, not bleu (--metric bleu)
+    """
+    families = _family_names(args.metric)
+    for dest, users in OPTION_USERS.items():
+        if dest not in defaults or getattr(args, dest, defaults[dest]) == defaults[dest]:
+            continue
+        if not families & set(users):
+            raise ValueError(
+                f"{flags[dest]} is used by {' and '.join(users)}, not {args.metric} (--metric {args.metric})"
+            )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lightscore.cli.commands import run_compare, run_measure, run_report
+from lightscore.cli.inputs import check_options
 from lightscore.cli.score import run_score
 from lightscore.text.aligners import ALIGNERS
 from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
@@ -94,16 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")
     score.set_defaults(run=run_score)
 
-    compare = command("compare", [_scoring_options(ref_optional=True), _test_options()],
-                      help="is HYP_B better than HYP_A?", description=COMPARE_HELP)  # fmt: skip
+    compare = command(
+        "compare",
+        [_scoring_options(ref_optional=True), _test_options()],
+        help="is HYP_B better than HYP_A?",
+        description=COMPARE_HELP,
+    )
     compare.add_argument("hyp_a", metavar="HYP_A", nargs="?", help="hypothesis SCP file of system A")
     compare.add_argument("hyp_b", metavar="HYP_B", nargs="?", help="hypothesis SCP file of system B")
     compare.add_argument("--json", metavar="OUT", help="also write every number to OUT as JSON")
     _add_test_set_options(compare)
     compare.set_defaults(run=run_compare, ci=0.95)
 
-    report = command("report", [_scoring_options(), _test_options()], help="write an HTML error report",
-                     description=REPORT_HELP)  # fmt: skip
+    report = command(
+        "report", [_scoring_options(), _test_options()], help="write an HTML error report", description=REPORT_HELP
+    )
     report.add_argument("hyp", metavar="HYP", help="hypothesis SCP file (system A)")
     report.add_argument("hyp_b", metavar="HYP_B", nargs="?", help="optional second hypothesis file (system B)")
     report.add_argument("-o", "--output", metavar="HTML", required=True, help="the report file to write")
@@ -111,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--max-utterances", type=int, metavar="N", help=keep)
     report.add_argument("--title", default="Error report", help="the page title")
     report.set_defaults(run=run_report)
+    for sub in (score, compare, report):  # what check_options compares against: the command's own defaults
+        actions = [action for action in sub._actions if action.option_strings]
+        sub.set_defaults(
+            option_defaults={action.dest: sub.get_default(action.dest) for action in actions},
+            option_flags={action.dest: max(action.option_strings, key=len) for action in actions},
+        )
     return parser
 
 
@@ -209,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "option_defaults"):
+            check_options(args, args.option_defaults, args.option_flags)
         return args.run(args)
     except KeyboardInterrupt as e:
         # measure() says what it kept and which signal stopped it (SIGTERM: 143); a bare Ctrl-C is 130.

@@ -51,8 +51,13 @@ __all__ = [
 
 METRICS = ERROR_RATES
 TESTS = ("bootstrap", "mapsswe", "mcnemar", "sign", "wilcoxon")
-TEST_NAMES = {"bootstrap": "paired bootstrap", "mapsswe": "MAPSSWE", "mcnemar": "McNemar", "sign": "sign",
-              "wilcoxon": "Wilcoxon"}  # fmt: skip
+TEST_NAMES = {
+    "bootstrap": "paired bootstrap",
+    "mapsswe": "MAPSSWE",
+    "mcnemar": "McNemar",
+    "sign": "sign",
+    "wilcoxon": "Wilcoxon",
+}
 
 
 class ScoredSystem(NamedTuple):
@@ -210,9 +215,17 @@ def compare(
     check_test_options(ci, bootstrap, level)
     check_same_ids(ref, hyp_a, hyp_b)
     options = dict(
-        case=case, aligner=aligner, normalize=normalize, substitutions=substitutions, fillers=fillers, ci=ci,
-        bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, utt2spk=utt2spk,
-    )  # fmt: skip
+        case=case,
+        aligner=aligner,
+        normalize=normalize,
+        substitutions=substitutions,
+        fillers=fillers,
+        ci=ci,
+        bootstrap=bootstrap,
+        seed=seed,
+        block_bootstrap=block_bootstrap,
+        utt2spk=utt2spk,
+    )
     a, b = score_pair(ref, hyp_a, hyp_b, metric=metric, bpemodel=bpemodel, **options)
     summary = compare_scored(a, b, ci=ci, bootstrap=bootstrap, seed=seed, block_bootstrap=block_bootstrap, level=level)
     summary["files"] = {"ref": str(ref), "a": str(hyp_a), "b": str(hyp_b)}

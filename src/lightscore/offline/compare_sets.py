@@ -235,8 +235,10 @@ def _combined(
     """The pooled and macro entries: both systems' results and the stratified paired bootstrap."""
     from lightscore.analysis.stratified import stratified_paired_bootstrap  # numpy: when a comparison runs
 
-    strata = [([r.errors for r in a.records], [r.errors for r in b.records], [r.ref_len for r in a.records])
-              for a, b in scored]  # fmt: skip
+    strata = [
+        ([r.errors for r in a.records], [r.errors for r in b.records], [r.ref_len for r in a.records])
+        for a, b in scored
+    ]
     groups = [[r.speaker for r in a.records] for a, _ in scored] if block_bootstrap else None
     boot = stratified_paired_bootstrap(strata, ci=ci, replicates=bootstrap, seed=seed, groups=groups)
     name = scored[0][0].metric.name

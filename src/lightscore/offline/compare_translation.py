@@ -100,5 +100,11 @@ def compare_translations(
     bs = paired_bootstrap_test(rows_a, rows_b, a.stats_score, n_samples=bootstrap, seed=seed)
     ar = paired_ar_test(rows_a, rows_b, a.stats_score, n_samples=randomizations, seed=seed)
     key = a.outputs[0].name
-    return {"metric": key, "signature": a.signature(), "A": result_a[key], "B": result_b[key],
-            "paired_bs": bs, "paired_ar": ar}  # fmt: skip
+    return {
+        "metric": key,
+        "signature": a.signature(),
+        "A": result_a[key],
+        "B": result_b[key],
+        "paired_bs": bs,
+        "paired_ar": ar,
+    }
