@@ -67,7 +67,8 @@ class Pool:
         """
         combined: dict[str, dict[str, dict]] = {}
         for key in dict.fromkeys([*self.tests, *failed]):
-            tests, lost = self.tests.get(key, []), list(failed.get(key, ()))
+            tests = self.tests.get(key, [])
+            lost = list(failed.get(key, ()))
             if len(tests) + len(lost) < 2:
                 continue
             if lost:
