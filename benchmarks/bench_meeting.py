@@ -40,11 +40,13 @@ def corpus(d: Path, sessions: int, seed: int = 0) -> None:
                 length = rng.uniform(0.5, 8)
                 words = [rng.choice(WORDS) for _ in range(max(1, int(length * 2.5)))]
                 guess = [w if rng.random() > 0.1 else rng.choice(WORDS) for w in words]
-                start, end = t, t + length
+                start = t
+                end = t + length
                 stm["ref"].append(f"{sid} 1 spk{k} {start:.3f} {end:.3f} {' '.join(words)}")
                 stm["hyp"].append(f"{sid} 1 sys{hyp_speaker} {start:.3f} {end:.3f} {' '.join(guess)}")
                 rttm["ref"].append(f"SPEAKER {sid} 1 {start:.3f} {length:.3f} <NA> <NA> spk{k} <NA> <NA>")
-                h0, h1 = start + rng.uniform(-0.3, 0.3), end + rng.uniform(-0.3, 0.3)
+                h0 = start + rng.uniform(-0.3, 0.3)
+                h1 = end + rng.uniform(-0.3, 0.3)
                 rttm["hyp"].append(f"SPEAKER {sid} 1 {max(0, h0):.3f} {h1 - max(0, h0):.3f} <NA> <NA> c{k} <NA> <NA>")
                 t = end + rng.uniform(0.7, 10)  # > twice the jitter: no speaker overlaps itself
     for side in ("ref", "hyp"):
@@ -86,8 +88,10 @@ def meeteval_rate(d: Path, tool: str, **options) -> float:
 def md_eval_der(d: Path, collar: float) -> float:
     out = subprocess.run(
         ["sctk", "md-eval", "-r", d / "ref.rttm", "-s", d / "hyp.rttm", "-c", str(collar)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     # Its printed DER has 2 decimals; the times (2 decimals of a second) give the rate to more digits.
     times = [
         float(re.search(rf"{name} =\s*([\d.]+)", out).group(1))
@@ -102,12 +106,14 @@ def pyannote_der(d: Path, collar: float) -> float:
     from pyannote.core import Segment as Span
     from pyannote.metrics.diarization import DiarizationErrorRate
 
-    refs, hyps = read_rttm(d / "ref.rttm"), read_rttm(d / "hyp.rttm")
+    refs = read_rttm(d / "ref.rttm")
+    hyps = read_rttm(d / "hyp.rttm")
     metric = DiarizationErrorRate(collar=2 * collar)  # pyannote's collar is the total width
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for sid, segments in refs.items():
-            r, h = Annotation(uri=sid), Annotation(uri=sid)
+            r = Annotation(uri=sid)
+            h = Annotation(uri=sid)
             for i, s in enumerate(segments):
                 r[Span(s.start, s.end), i] = s.speaker
             for i, s in enumerate(hyps.get(sid, [])):
@@ -167,7 +173,8 @@ def main() -> None:
     print(table(rows, baseline="lightscore DER (md-eval)"))
     print("\n" + "\n".join(f"- {name}: DER {values[name]:.4f}%" for name in der) + "\n")
     for tool, times in (("cpwer", cp_times), ("tcpwer", cp_times), ("orcwer", orc_times)):
-        ours, theirs = values[f"lightscore {tool.upper()}"], values[f"meeteval {tool}"]
+        ours = values[f"lightscore {tool.upper()}"]
+        theirs = values[f"meeteval {tool}"]
         # Both are errors / words * 100 in floats; a difference would be a count, far above 1e-9.
         same = "same number" if abs(ours - theirs) < 1e-9 else f"NUMBERS DIFFER ({ours!r} vs {theirs!r})"
         ratio = min(times[f"meeteval {tool}"]) / min(times[f"lightscore {tool.upper()}"])

@@ -5,8 +5,9 @@
 Each fast path (`lightscore.text.meeting.assignment`, `tc_bands`) runs beside its plain twin
 (`lightscore.text.meeting.reference`) on the inputs it meets when bench_meeting's 200 generated
 sessions are scored (cpWER and tcpWER with collar 5 on its STM corpus, ORC-WER on its ORC corpus),
-and both results are checked equal. A fast path stays only where it pays at least 1.5x (issue 37).
-The plain twins are slow: one repeat takes a few minutes.
+and both results are checked equal. A fast path stays only where it pays at least 1.5x (issue 37);
+the ones that did not are listed, with their figures, in benchmarks/results/fast_paths_meeting.md.
+The plain twins are slow: one repeat takes several minutes.
 """
 
 from __future__ import annotations
@@ -25,15 +26,11 @@ from lightscore.text.meeting.time_constrained import pseudo_word_times, tcp_coun
 COLLAR = 5.0  # bench_meeting's tcpWER collar
 
 
-def timed(stream: tc_bands.Stream) -> list[tuple]:
-    """A stream's words as the plain twin reads them: ``(id, start, end)``."""
-    return list(zip(stream.ids.tolist(), stream.starts.tolist(), stream.ends.tolist()))
-
-
 def tc_workload(ref: dict, hyp: dict) -> tuple[list[tuple], list[tuple]]:
     """Every session's non-empty speaker streams as tcpWER makes them: ``(refs, hyps)`` per session, and
-    the pairs meeteval prunes (both streams' starts sorted from 0), which `fill_bands` fills."""
-    sessions, pruned = [], []
+    the pairs meeteval prunes (both streams' starts sorted from 0), which `tc_matrix` fills plainly."""
+    sessions = []
+    pruned = []
     for sid, ref_segments in ref.items():
         vocab: dict[str, int] = {}
         refs = [tc_bands.stream(w, vocab) for w in pseudo_word_times(ref_segments, "character_based").values()]
@@ -55,12 +52,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         corpus(d, args.sessions)
-        ref, hyp = read_stm(d / "ref.stm"), read_stm(d / "hyp.stm")
-        orc_ref, orc_hyp = read_stm(d / "orc_ref.stm"), read_stm(d / "orc_hyp.stm")
+        ref = read_stm(d / "ref.stm")
+        hyp = read_stm(d / "hyp.stm")
+        orc_ref = read_stm(d / "orc_ref.stm")
+        orc_hyp = read_stm(d / "orc_hyp.stm")
     sessions, pruned = tc_workload(ref, hyp)
     whole_pairs = sum(len(r) * len(h) for r, h in sessions) - len(pruned)
     unkept = sum(not tc_bands.keeps_rows(r, h) for r, h in sessions if r and h)
-    print(f"tcpWER pairs: {len(pruned)} pruned (fill_bands), {whole_pairs} whole (whole_matrices); ", end="")
+    print(f"tcpWER pairs: {len(pruned)} pruned (tc_matrix), {whole_pairs} whole (whole_matrices); ", end="")
     print(f"sessions whose whole rows are not kept: {unkept}\n")
     orc_inputs = []
     for sid, segments in orc_ref.items():
@@ -74,23 +73,14 @@ def main() -> None:
     def run(results: dict, key: str, fn) -> callable:
         return lambda: results.__setitem__(key, fn())
 
+    def plain_distance(r: tc_bands.Stream, h: tc_bands.Stream) -> int:
+        return reference.tc_matrix(tc_bands.timed(r), tc_bands.timed(h), prune=False)[-1][-1]
+
     def whole_plain() -> list:
-        return [
-            [[reference.tc_matrix(timed(r), timed(h), prune=False)[-1][-1] for h in hyps] for r in refs]
-            for refs, hyps in sessions
-            if refs and hyps
-        ]
+        return [[[plain_distance(r, h) for h in hyps] for r in refs] for refs, hyps in sessions if refs and hyps]
 
     def whole_fast() -> list:
         return [tc_bands.whole_matrices(refs, hyps).distances.tolist() for refs, hyps in sessions if refs and hyps]
-
-    def bands_fast() -> list:
-        from lightscore.text.meeting.time_constrained import _fill_groups
-
-        return [bands.distance(q) for bands, q in _fill_groups(pruned)]
-
-    def bands_plain() -> list:
-        return [reference.tc_matrix(timed(r), timed(h), prune=True)[-1][-1] for r, h in pruned]
 
     paths = {  # name: (fast, plain, what both return)
         "cp_counts (rapidfuzz distances)": (
@@ -102,7 +92,6 @@ def main() -> None:
             lambda: [reference.orc_matching(u, s) for u, s in orc_inputs],
         ),
         "whole_matrices (tcpWER, unpruned pairs)": (whole_fast, whole_plain),
-        "fill_bands (tcpWER, pruned pairs)": (bands_fast, bands_plain),
         "tcp_counts (all of tcpWER)": (
             lambda: [tcp_counts(ref[s], hyp.get(s, []), COLLAR) for s in ref],
             lambda: [reference.tcp_counts(ref[s], hyp.get(s, []), COLLAR) for s in ref],

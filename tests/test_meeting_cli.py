@@ -41,8 +41,13 @@ def test_meeting_error_rates_equal_meeteval(tmp_path, capsys, metric, tool_args)
     write_stm(tmp_path / "hyp.stm", 2)
     assert main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.stm"), "--metric", metric, *tool_args]) == 0
     out = capsys.readouterr().out
-    run = subprocess.run([str(BIN / "meeteval-wer"), metric, "-r", "ref.stm", "-h", "hyp.stm", *tool_args],
-                         cwd=tmp_path, capture_output=True, text=True, check=True)  # fmt: skip
+    run = subprocess.run(
+        [str(BIN / "meeteval-wer"), metric, "-r", "ref.stm", "-h", "hyp.stm", *tool_args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     expected = json.loads((tmp_path / f"hyp_{metric}.json").read_text())
     assert run.returncode == 0
     name = {"cpwer": "cpWER", "orcwer": "orcWER", "tcpwer": "tcpWER"}[metric]
@@ -58,8 +63,13 @@ def test_der_equals_md_eval(tmp_path, capsys) -> None:
     (tmp_path / "hyp.rttm").write_text("\n".join(hyp) + "\n")
     assert main(["score", str(tmp_path / "ref.rttm"), str(tmp_path / "hyp.rttm"), "--metric", "der"]) == 0
     out = capsys.readouterr().out
-    tool = subprocess.run(["sctk", "md-eval", "-r", "ref.rttm", "-s", "hyp.rttm", "-c", "0"], cwd=tmp_path,
-                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    tool = subprocess.run(
+        ["sctk", "md-eval", "-r", "ref.rttm", "-s", "hyp.rttm", "-c", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     expected = float(re.search(r"OVERALL SPEAKER DIARIZATION ERROR = ([\d.]+) percent", tool).group(1))
     assert rate(out, "DER\n") == pytest.approx(expected, abs=0.005)
 
@@ -69,8 +79,18 @@ def test_meeting_options_are_checked(tmp_path) -> None:
     with pytest.raises(ValueError, match="--metric tcpwer needs --collar"):
         main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm"), "--metric", "tcpwer", "--debug"])
     with pytest.raises(ValueError, match="--collar is used by tcpwer, der and jer, not cpwer"):
-        main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm"), "--metric", "cpwer", "--collar", "1",
-              "--debug"])  # fmt: skip
+        main(
+            [
+                "score",
+                str(tmp_path / "ref.stm"),
+                str(tmp_path / "ref.stm"),
+                "--metric",
+                "cpwer",
+                "--collar",
+                "1",
+                "--debug",
+            ]
+        )
 
 
 def test_report_writes_the_session_view(tmp_path, capsys) -> None:
@@ -78,17 +98,43 @@ def test_report_writes_the_session_view(tmp_path, capsys) -> None:
     write_stm(tmp_path / "ref.stm", 3)
     write_stm(tmp_path / "hyp.stm", 4)
     out_dir = tmp_path / "report"
-    assert main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.stm"), "--metric", "cpwer",
-                 "--report", str(out_dir)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "score",
+                str(tmp_path / "ref.stm"),
+                str(tmp_path / "hyp.stm"),
+                "--metric",
+                "cpwer",
+                "--report",
+                str(out_dir),
+            ]
+        )
+        == 0
+    )
     assert f"report: {out_dir / 'cpwer_report.html'}" in capsys.readouterr().out
     page = (out_dir / "cpwer_report.html").read_text(encoding="utf-8")
-    subprocess.run([str(BIN / "meeteval-wer"), "cpwer", "-r", "ref.stm", "-h", "hyp.stm"],
-                   cwd=tmp_path, capture_output=True, check=True)  # fmt: skip
+    subprocess.run(
+        [str(BIN / "meeteval-wer"), "cpwer", "-r", "ref.stm", "-h", "hyp.stm"],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    )
     per_session = json.loads((tmp_path / "hyp_cpwer_per_reco.json").read_text())
     for session, counts in per_session.items():
         assert session in page
         row = rf'<td data-key="session" class="txt">{session}</td><td data-key="errors">{counts["errors"]}</td>'
         assert re.search(row + rf'<td data-key="length">{counts["length"]}</td>', page), session
     with pytest.raises(ValueError, match="--report writes the session view of cpwer, orcwer and tcpwer, not der"):
-        main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "hyp.stm"), "--metric", "der", "--report",
-              str(out_dir), "--debug"])  # fmt: skip
+        main(
+            [
+                "score",
+                str(tmp_path / "ref.stm"),
+                str(tmp_path / "hyp.stm"),
+                "--metric",
+                "der",
+                "--report",
+                str(out_dir),
+                "--debug",
+            ]
+        )

@@ -49,14 +49,25 @@ def test_two_gloo_ranks_equal_one_and_measure(tmp_path) -> None:
         assert json.loads((tmp_path / "2" / f"rank{rank}.json").read_text())["results"] == one
     assert one["val/cpWER_sessions"] == 11 and one["val/DER_sessions"] == 11  # the sampler's repeat dropped
     write_files(tmp_path)
-    words = measure(config(tmp_path / "words", {
-        "lightscore.metrics.meeting_wer.CPWER": {}, "lightscore.metrics.meeting_wer.ORCWER": {},
-        "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0},
-    }))  # fmt: skip
-    speech = measure(config(tmp_path / "speech", {
-        "lightscore.metrics.meeting.DER": {"collar": 0.25},
-        "lightscore.metrics.meeting.JER": {"convention": "pyannote"},
-    }))  # fmt: skip
+    words = measure(
+        config(
+            tmp_path / "words",
+            {
+                "lightscore.metrics.meeting_wer.CPWER": {},
+                "lightscore.metrics.meeting_wer.ORCWER": {},
+                "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0},
+            },
+        )
+    )
+    speech = measure(
+        config(
+            tmp_path / "speech",
+            {
+                "lightscore.metrics.meeting.DER": {"collar": 0.25},
+                "lightscore.metrics.meeting.JER": {"convention": "pyannote"},
+            },
+        )
+    )
     offline = {}
     for results in (words, speech):
         for per_test in results.values():
@@ -89,11 +100,16 @@ def test_save_dir_writes_sessions_that_measure_scores_alike(tmp_path) -> None:
             read = [(s.speaker, s.start, s.end, s.words) for s in session_segments(value, session)]
             assert read == [(s.speaker, s.start, s.end, s.words) for s in corpus[session][pick]]
     targets = {
-        "lightscore.metrics.meeting_wer.CPWER": {}, "lightscore.metrics.meeting_wer.ORCWER": {},
-        "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0}, "lightscore.metrics.meeting.DER": {"collar": 0.25},
+        "lightscore.metrics.meeting_wer.CPWER": {},
+        "lightscore.metrics.meeting_wer.ORCWER": {},
+        "lightscore.metrics.meeting_wer.TCPWER": {"collar": 1.0},
+        "lightscore.metrics.meeting.DER": {"collar": 0.25},
         "lightscore.metrics.meeting.JER": {"convention": "pyannote"},
-    }  # fmt: skip
-    offline = {f"val/{k}": v for per_test in measure(config(tmp_path / "saved", targets)).values()
-               for k, v in per_test["validate"].items()}  # fmt: skip
+    }
+    offline = {
+        f"val/{k}": v
+        for per_test in measure(config(tmp_path / "saved", targets)).values()
+        for k, v in per_test["validate"].items()
+    }
     assert offline == logged
     assert logged["val/cpWER_sessions"] == 11

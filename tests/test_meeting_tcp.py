@@ -45,10 +45,11 @@ def test_tc_levenshtein_equals_meeteval(ref, hyp) -> None:
         time_constrained_levenshtein_distance_with_alignment,
     )
 
-    from lightscore.text.meeting.tc_bands import fill_bands, stream, whole_matrices
+    from lightscore.text.meeting.tc_bands import stream, whole_matrices
     from lightscore.text.meeting.time_constrained import tc_levenshtein
 
-    ref_kept, hyp_kept = [w for w in ref if w[0]], [w for w in hyp if w[0]]
+    ref_kept = [w for w in ref if w[0]]
+    hyp_kept = [w for w in hyp if w[0]]
     args = ([w for w, _, _ in ref_kept], [w for w, _, _ in hyp_kept])
     times = ([(s, e) for _, s, e in ref_kept], [(s, e) for _, s, e in hyp_kept])
     theirs = time_constrained_levenshtein_distance_with_alignment(*args, *times)
@@ -57,12 +58,10 @@ def test_tc_levenshtein_equals_meeteval(ref, hyp) -> None:
     assert expected[0] == time_constrained_levenshtein_distance(*args, *times)
     if ref_kept and hyp_kept:  # every matrix filled whole: the assignment's distances of unsorted streams
         vocab: dict[str, int] = {}
-        r, h = stream(ref, vocab), stream(hyp, vocab)
+        r = stream(ref, vocab)
+        h = stream(hyp, vocab)
         whole = time_constrained_levenshtein_distance(*args, *times, prune=False)
         assert whole_matrices([r], [h]).distances[0, 0] == whole
-        if r.monotone and h.monotone:  # long sessions: a banded fill gives the whole fill's distance
-            banded = fill_bands([(r._replace(ordered=True), h._replace(ordered=True))])
-            assert banded.distance(0) == whole
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -87,7 +86,8 @@ def test_tcp_long_generated_sessions_equal_meeteval() -> None:
     vocabulary = "the a of to and in is that".split()
     for offset in (0.0, 6.0):
         for speakers in (1, 2, 4, 6):
-            ref, hyp = [], []
+            ref = []
+            hyp = []
             for k in range(speakers):
                 t = offset + rng.uniform(0, 5)
                 for _ in range(40 // speakers * 2):

@@ -3,7 +3,7 @@ sessions: empty streams and words, ties, overlapping and touching times, negativ
 
 The twins are independent of meeteval (the oracle tests in test_meeting_wer.py and test_meeting_tcp.py hold the
 fast paths to it); here each fast function must give the plain one's numbers exactly: counts, assignments, and
-the time-constrained matrices cell for cell where the fast fill keeps them.
+the whole time-constrained matrices cell for cell.
 """
 
 from __future__ import annotations
@@ -49,43 +49,10 @@ def test_levenshtein_equals_rapidfuzz(ref, hyp) -> None:
     assert reference.levenshtein(ref, hyp) == Levenshtein.distance(ref, hyp)
 
 
-def _kept(words: list[tuple]) -> list[tuple]:
-    return [w for w in words if w[0]]
-
-
 @settings(max_examples=400, deadline=None)
 @given(ref=timed_words(), hyp=timed_words())
 def test_tc_levenshtein_equals_plain(ref, hyp) -> None:
     assert tc_levenshtein(ref, hyp) == reference.tc_levenshtein(ref, hyp)
-
-
-@settings(max_examples=300, deadline=None)
-@given(pairs=st.lists(st.tuples(timed_words(), timed_words()), min_size=1, max_size=4))
-def test_fill_bands_equals_plain_matrix_cell_for_cell(pairs) -> None:
-    """Several pairs filled together (as tcpWER groups them): each window equals the plain pruned matrix there,
-    its distance is the last cell, its traceback the plain walk's. Unsorted streams are filled whole."""
-    vocab: dict[str, int] = {}
-    streams = [(tc_bands.stream(r, vocab), tc_bands.stream(h, vocab)) for r, h in pairs]
-    kept = [(r, h) for (r, h), (sr, sh) in zip(pairs, streams) if len(sr.ids) and len(sh.ids)]
-    streams = [(sr, sh) for sr, sh in streams if len(sr.ids) and len(sh.ids)]
-    if not streams:
-        return
-    bands = tc_bands.fill_bands(streams)
-    for p, ((r, h), (sr, sh)) in enumerate(zip(kept, streams)):
-        plain_ref = list(zip(sr.ids.tolist(), sr.starts.tolist(), sr.ends.tolist()))
-        plain_hyp = list(zip(sh.ids.tolist(), sh.starts.tolist(), sh.ends.tolist()))
-        matrix = reference.tc_matrix(plain_ref, plain_hyp, prune=sr.ordered and sh.ordered)
-        n, m = len(plain_ref), len(plain_hyp)
-        for i in range(1, n + 1):
-            lo = int(bands.lo[i - 1, p])
-            window = bands.rows[i - 1, p, : m + 1 - lo].tolist()  # a window may stop short of the row's end
-            assert window == matrix[i][lo : lo + len(window)]
-            outside = matrix[i][:lo] + matrix[i][lo + len(window) :]
-            assert all(cell == tc_bands.UNSEEN for cell in outside)
-        assert bands.distance(p) == matrix[n][m]
-        plain_walk = tc_bands.walk(lambda i, j, cells=matrix: cells[i][j], plain_ref, plain_hyp)
-        assert tc_bands.trace(bands, p, sr, sh) == plain_walk
-        assert (bands.distance(p), *tc_bands.trace(bands, p, sr, sh)) == reference.tc_levenshtein(r, h)
 
 
 @settings(max_examples=200, deadline=None)
@@ -100,12 +67,10 @@ def test_whole_matrices_equal_plain_unpruned(refs, hyps) -> None:
     whole = tc_bands.whole_matrices(sr, sh)
     for r, a in enumerate(sr):
         for h, b in enumerate(sh):
-            plain_a = list(zip(a.ids.tolist(), a.starts.tolist(), a.ends.tolist()))
-            plain_b = list(zip(b.ids.tolist(), b.starts.tolist(), b.ends.tolist()))
-            matrix = reference.tc_matrix(plain_a, plain_b, prune=False)
+            matrix = reference.tc_matrix(tc_bands.timed(a), tc_bands.timed(b), prune=False)
             assert whole.distances[r, h] == matrix[-1][-1]
-            one = whole.bands(r, h, (len(a.ids), len(b.ids)))
-            assert one.rows[:, 0].tolist() == matrix[1:]
+            cell = whole.cell(r, h, (len(a.ids), len(b.ids)))
+            assert [[cell(i, j) for j in range(len(b.ids) + 1)] for i in range(len(a.ids) + 1)] == matrix
 
 
 TIMINGS = st.sampled_from(["character_based", "character_based_points", "equidistant_intervals", "full_segment"])

@@ -338,8 +338,11 @@ def test_bad_files_and_options_are_named(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"utterance 's7' .*tcpWER: .*ref.stm \(session 's7'\): the file has no"):
         TCPWER(collar=5)({"ref": tmp_path / "ref.scp", "hyp": tmp_path / "ref.scp"}, "dev")
     with pytest.raises(ValueError, match=r"tcpWER: session 's1': pseudo-word-level timing 'none' needs one word"):
-        feed(TCPWER(collar=1, reference_pseudo_word_level_timing="none"), {"ref": [[("A", 0, 1, "a b")]],
-             "hyp": [[]]}, ["s1"])  # fmt: skip
+        feed(
+            TCPWER(collar=1, reference_pseudo_word_level_timing="none"),
+            {"ref": [[("A", 0, 1, "a b")]], "hyp": [[]]},
+            ["s1"],
+        )
     with pytest.raises(ValueError, match="tcpWER: collar must be a number >= 0, got -1"):
         TCPWER(collar=-1)
     many = [(f"h{k}", 0, 1, " ".join(["a"] * 30)) for k in range(6)]

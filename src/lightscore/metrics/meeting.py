@@ -45,7 +45,9 @@ class _Diarization(MeetingMetric):
         if isinstance(ticks_per_second, bool) or not isinstance(ticks_per_second, int) or ticks_per_second < 1:
             raise ValueError(f"{self.name}: ticks_per_second must be an int >= 1, got {ticks_per_second!r}")
         self.collar = check_number(self.name, "collar", collar)
-        self.skip_overlap, self.convention, self.ticks_per_second = skip_overlap, convention, ticks_per_second
+        self.skip_overlap = skip_overlap
+        self.convention = convention
+        self.ticks_per_second = ticks_per_second
         self.uem = None if uem is None else str(uem)
         try:
             self._uem = None if uem is None else read_uem(uem)
@@ -56,9 +58,14 @@ class _Diarization(MeetingMetric):
     def _counts(self, session: str, ref_segments: list[Segment], hyp_segments: list[Segment]):
         uem = None if self._uem is None else self._uem.get(session)
         return diarization_counts(
-            ref_segments, hyp_segments, uem=uem, collar=self.collar, skip_overlap=self.skip_overlap,
-            convention=self.convention, ticks_per_second=self.ticks_per_second,
-        )  # fmt: skip
+            ref_segments,
+            hyp_segments,
+            uem=uem,
+            collar=self.collar,
+            skip_overlap=self.skip_overlap,
+            convention=self.convention,
+            ticks_per_second=self.ticks_per_second,
+        )
 
     def _scored(self, ref, hyp):
         for row, session, ref_segments, hyp_segments in self._sessions(ref, hyp):

@@ -25,9 +25,15 @@ from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, tcp_co
 __all__ = ["CPWER", "ORCWER", "TCPWER"]
 
 SPEAKER_COUNTS = (
-    "errors", "length", "substitutions", "deletions", "insertions",
-    "missed_speaker", "falarm_speaker", "scored_speaker",
-)  # fmt: skip
+    "errors",
+    "length",
+    "substitutions",
+    "deletions",
+    "insertions",
+    "missed_speaker",
+    "falarm_speaker",
+    "scored_speaker",
+)
 
 
 def _outputs(prefix: str, counts: Sequence[str]) -> tuple[Field, ...]:
@@ -101,9 +107,13 @@ class _WordErrors(MeetingMetric):
         hyp = (self.artifact_inputs or {}).get("hyp")
         system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
         self.write_page(
-            test_dir / f"{self.name.lower()}_report.html", [(system, self.compute(), views)], view="sessions",
-            title=f"{self.name} report", metric=self.name, details={"settings": self.settings()},
-        )  # fmt: skip
+            test_dir / f"{self.name.lower()}_report.html",
+            [(system, self.compute(), views)],
+            view="sessions",
+            title=f"{self.name} report",
+            metric=self.name,
+            details={"settings": self.settings()},
+        )
 
     def compute(self) -> dict[str, float]:
         """The corpus rate (percent: errors / reference words * 100) and its counts, from the summed state.
@@ -237,9 +247,12 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         return tcp_counts(
-            ref_segments, hyp_segments, self.collar,
-            self.reference_pseudo_word_level_timing, self.hypothesis_pseudo_word_level_timing,
-        )  # fmt: skip
+            ref_segments,
+            hyp_segments,
+            self.collar,
+            self.reference_pseudo_word_level_timing,
+            self.hypothesis_pseudo_word_level_timing,
+        )
 
     def settings(self) -> str:
         """One line naming what changes the number.

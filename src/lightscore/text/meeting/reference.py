@@ -9,9 +9,10 @@ on generated sessions; the fast modules name their twin in their docstrings:
   `lightscore.text.meeting.assignment.cp_counts`); `cp_counts` is cpWER with it.
 - `orc_matching`: ORC-WER's stream of each reference segment, meeteval's multi-stream Levenshtein
   search (fast: `lightscore.text.meeting.assignment.orc_matching`).
-- `tc_matrix`: tcpWER's time-constrained Levenshtein matrix as meeteval fills it, pruned or whole
-  (fast: `lightscore.text.meeting.tc_bands.fill_bands` and `whole_matrices`); `tc_levenshtein` and
-  `tcp_counts` are tcpWER with it.
+- `tc_matrix`: tcpWER's time-constrained Levenshtein matrix as meeteval fills it, pruned or whole;
+  the fast twin of the whole fill is `lightscore.text.meeting.tc_bands.whole_matrices`. It lives in
+  `tc_bands`, the pruned fill's one implementation (its numpy twin paid less than 1.5x and was
+  removed), and is named here too. `tc_levenshtein` and `tcp_counts` are tcpWER with it, pair by pair.
 
 What both twins share is imported, not written twice: the word-overlap test and the traceback
 (`lightscore.text.meeting.tc_bands.overlaps`, `walk`), the Hungarian assignment with meeteval's
@@ -31,12 +32,12 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from lightscore.text.meeting.assignment import SessionCounts, assign, pair_breakdowns, session_counts, speaker_streams
-from lightscore.text.meeting.tc_bands import UNSEEN, overlaps, starts_sorted, walk
+from lightscore.text.meeting.tc_bands import starts_sorted, tc_matrix, walk
 from lightscore.text.meeting.time_constrained import pseudo_word_times
 
 __all__ = ["cp_counts", "levenshtein", "orc_matching", "orc_start_costs", "tc_levenshtein", "tc_matrix", "tcp_counts"]
 
-TimedWord = tuple[Hashable, float, float]
+TimedWord = tuple[Hashable, float, float]  # (word, start, end)
 
 
 def levenshtein(ref: Sequence[Hashable], hyp: Sequence[Hashable]) -> int:
@@ -187,56 +188,6 @@ def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence
         stream, cell = link[cell]
         chosen.append(stream)
     return chosen[::-1]
-
-
-def tc_matrix(ref: Sequence[TimedWord], hyp: Sequence[TimedWord], prune: bool) -> list[list[int]]:
-    """The time-constrained Levenshtein matrix, cell by cell as meeteval fills it.
-
-    A reference and a hypothesis word may be paired (correct or substituted) only when their times
-    `overlaps`. Whole (``prune=False``), every cell is the textbook minimum. Pruned (meeteval's
-    choice when both streams' starts are sorted from 0), row ``i`` fills only: the cell left of the
-    band; the band, from the first hypothesis word ending after the reference word starts (the
-    band start never moves left) to the last word starting by the latest reference end so far; then
-    insertions on to the first word that starts after the next reference word ends (to the end on
-    the last row). Every other cell keeps `UNSEEN`, which the traceback reads too.
-
-    Args:
-        ref: The reference's non-empty words as ``(word, start, end)``.
-        hyp: The hypothesis' non-empty words as ``(word, start, end)``.
-        prune: Fill only the band, as meeteval does for sorted streams.
-
-    Returns:
-        ``len(ref) + 1`` rows of ``len(hyp) + 1`` costs; the last cell is the distance.
-
-    >>> tc_matrix([("a", 0, 1), ("b", 1, 2)], [("a", 0.5, 0.5), ("b", 3, 3)], prune=False)
-    [[0, 1, 2], [1, 0, 1], [2, 1, 2]]
-    """
-    n, m = len(ref), len(hyp)
-    matrix = [list(range(m + 1))] + [[UNSEEN] * (m + 1) for _ in range(n)]
-    first = 1  # the band's first column
-    latest_end = ref[0][2] if ref else 0.0
-    for i in range(1, n + 1):
-        word, start, end = ref[i - 1]
-        latest_end = max(latest_end, end)
-        if prune:
-            while first <= m and hyp[first - 1][2] <= start:
-                first += 1
-        above = matrix[i - 1]
-        row = matrix[i]
-        row[first - 1] = above[first - 1] + 1
-        j = first
-        while j <= m and not (prune and hyp[j - 1][1] > latest_end):
-            hyp_word, hyp_start, hyp_end = hyp[j - 1]
-            row[j] = min(row[j - 1] + 1, above[j] + 1)
-            if overlaps(start, end, hyp_start, hyp_end):
-                row[j] = min(row[j], above[j - 1] + (word != hyp_word))
-            j += 1
-        while prune and j <= m:  # insertions up to what the next reference word can reach
-            row[j] = row[j - 1] + 1
-            if i < n and hyp[j - 1][1] > ref[i][2]:
-                break
-            j += 1
-    return matrix
 
 
 def _pruned(words: Sequence[TimedWord]) -> bool:

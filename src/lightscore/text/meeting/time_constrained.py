@@ -5,10 +5,10 @@ strategies; the hypothesis' are widened by the collar), a reference and a
 hypothesis word may be paired (correct or substituted) only when their times
 overlap, and the speaker assignment is the Hungarian one on the matrix of these
 time-constrained distances (`lightscore.text.meeting.assignment.assign`). The
-Levenshtein matrices are filled as meeteval's C++ fills them (pruned to the band
-of overlapping words when the start times are sorted, whole otherwise), all
-speaker pairs of a session at once with numpy (`lightscore.text.meeting.tc_bands`), and
-only the assigned pairs are traced back, with meeteval's preference (pair, then
+Levenshtein matrices are filled as meeteval's C++ fills them
+(`lightscore.text.meeting.tc_bands`): pruned to the band of overlapping words when
+the start times are sorted (a plain loop), whole otherwise (all such speaker pairs
+of a session at once, with numpy), and only the assigned pairs are traced back, with meeteval's preference (pair, then
 deletion, then insertion), so the S/D/I breakdown matches too. Times are floats
 and every formula keeps meeteval's order of operations, so the same float inputs
 give the same boundaries bit for bit.
@@ -20,16 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lightscore.text.meeting.assignment import SessionCounts, assign, session_counts
-from lightscore.text.meeting.tc_bands import (
-    Bands,
-    Stream,
-    band_width,
-    fill_bands,
-    keeps_rows,
-    stream,
-    trace,
-    whole_matrices,
-)
+from lightscore.text.meeting.tc_bands import Stream, stream, tc_matrix, timed, walk, whole_matrices
 
 __all__ = ["PSEUDO_WORD_TIMINGS", "pseudo_word_times", "tc_levenshtein", "tcp_counts"]
 
@@ -41,7 +32,8 @@ def _character_based(start: float, end: float, words: Sequence[str]) -> list[Int
         return [(start, end)]
     # meeteval's order of operations (numpy ints times a float step), in plain Python floats: the same bits.
     step = (end - start) / sum(len(w) for w in words)
-    bounds, total = [], 0
+    bounds = []
+    total = 0
     for w in words:
         bounds.append((start + step * total, start + step * (total + len(w))))
         total += len(w)
@@ -117,7 +109,8 @@ def pseudo_word_times(segments: Sequence[Any], strategy: str, collar: float = 0.
         stream = streams.setdefault(seg.speaker, [])
         for word, (start, end) in zip(words, split(seg.start, seg.end, words)):
             if collar > 0:
-                start, end = start - collar, end + collar
+                start -= collar
+                end += collar
             stream.append((word, start, end))
     return streams
 
@@ -135,92 +128,68 @@ def tc_levenshtein(ref: Sequence[tuple], hyp: Sequence[tuple]) -> tuple[int, int
     (1, 0, 1, 0)
     """
     vocab: dict[str, int] = {}
-    r, h = stream(ref, vocab), stream(hyp, vocab)
-    if not len(r.ids) or not len(h.ids):
-        return len(r.ids) + len(h.ids), 0, len(r.ids), len(h.ids)
-    bands = fill_bands([(r, h)])
-    return (bands.distance(0), *trace(bands, 0, r, h))
+    table = _PairTable([stream(ref, vocab)], [stream(hyp, vocab)])
+    return (table.distance(0, 0), *table.breakdowns([(0, 0)])[0])
 
 
-def _group_by_width(pairs: Sequence[tuple[Stream, Stream]]) -> list[list[int]]:
-    """Pair indices in groups of similar band width, so one wide pair does not widen every window."""
-    widths = [band_width(r, h) for r, h in pairs]
-    groups: list[list[int]] = []
-    for p in sorted(range(len(pairs)), key=widths.__getitem__):
-        if not groups or widths[p] > 2 * widths[groups[-1][0]] + 16:
-            groups.append([])
-        groups[-1].append(p)
-    return groups
-
-
-def _fill_groups(pairs: Sequence[tuple[Stream, Stream]]) -> list[tuple[Bands, int]]:
-    """Each pair's filled matrix (`fill_bands` on groups of similar width) and its index in the group."""
-    where: list[tuple[Bands, int]] = [None] * len(pairs)  # type: ignore[list-item]
-    for group in _group_by_width(pairs):
-        bands = fill_bands([pairs[p] for p in group])
-        for q, p in enumerate(group):
-            where[p] = (bands, q)
-    return where
+Cell = Callable[[int, int], int]
 
 
 class _PairTable:
     """Every reference-hypothesis speaker pair of a session: all distances, the S/D/I of the assigned pairs.
 
-    Pairs meeteval prunes (starts sorted, from 0) keep their narrow banded matrices for the
-    traceback. The others (meeteval fills their whole matrices) come from `whole_matrices`, whose
-    rows are kept for the traceback when they fit. In long sessions, where they do not, the
-    distance of streams whose starts are sorted (but reach below 0) comes from a banded fill
-    instead: the same number (the band holds every pairing the times allow), at a fraction of the
-    cost. An assigned pair without kept rows is filled again, whole, for its traceback.
+    Pairs meeteval prunes (starts sorted, from 0) get their narrow pruned matrices (`tc_matrix`),
+    kept for the traceback. The others (meeteval fills their whole matrices) come from
+    `whole_matrices`, all at once, whose rows are kept for the traceback when they fit; an
+    assigned pair without kept rows is filled again, whole and alone, for its traceback.
     """
 
     def __init__(self, refs: list[Stream], hyps: list[Stream]) -> None:
-        self.refs, self.hyps = refs, hyps
-        scored = [(r, h) for r in range(len(refs)) for h in range(len(hyps)) if len(refs[r].ids) and len(hyps[h].ids)]
-        banded = [(r, h) for r, h in scored if refs[r].ordered and hyps[h].ordered]
-        self.bands = dict(zip(banded, _fill_groups([(refs[r], hyps[h]) for r, h in banded])))
-        self.distances = {pair: bands.distance(q) for pair, (bands, q) in self.bands.items()}
-        self.whole: dict[tuple[int, int], Bands | None] = {}
-        pending = [pair for pair in scored if pair not in self.bands]
-        if pending and not keeps_rows(*self._streams(pending)):
-            sortable = [(r, h) for r, h in pending if refs[r].monotone and hyps[h].monotone]
-            as_pruned = [(refs[r]._replace(ordered=True), hyps[h]._replace(ordered=True)) for r, h in sortable]
-            for pair, (bands, q) in zip(sortable, _fill_groups(as_pruned)):
-                self.distances[pair] = bands.distance(q)
-            pending = [pair for pair in pending if pair not in self.distances]
+        self.refs = refs
+        self.hyps = hyps
+        self.distances: dict[tuple[int, int], int] = {}
+        self.cells: dict[tuple[int, int], Cell] = {}  # the matrices the traceback reads
+        pending = []
+        for r, ref in enumerate(refs):
+            for h, hyp in enumerate(hyps):
+                if not len(ref.ids) or not len(hyp.ids):
+                    continue
+                if ref.ordered and hyp.ordered:
+                    matrix = tc_matrix(timed(ref), timed(hyp), prune=True)
+                    self.distances[r, h] = matrix[-1][-1]
+                    self.cells[r, h] = lambda i, j, cells=matrix: cells[i][j]
+                else:
+                    pending.append((r, h))
         if pending:
-            rows, cols = sorted({r for r, _ in pending}), sorted({h for _, h in pending})
-            whole = whole_matrices(*self._streams(pending))
+            rows = sorted({r for r, _ in pending})
+            cols = sorted({h for _, h in pending})
+            whole = whole_matrices([refs[r] for r in rows], [hyps[h] for h in cols])
             for r, h in pending:
                 self.distances[r, h] = int(whole.distances[rows.index(r), cols.index(h)])
-                sizes = (len(refs[r].ids), len(hyps[h].ids))
-                self.whole[r, h] = whole.bands(rows.index(r), cols.index(h), sizes)
-
-    def _streams(self, pairs: Sequence[tuple[int, int]]) -> tuple[list[Stream], list[Stream]]:
-        """The reference and hypothesis streams in ``pairs``, each once, in index order."""
-        rows, cols = sorted({r for r, _ in pairs}), sorted({h for _, h in pairs})
-        return [self.refs[r] for r in rows], [self.hyps[h] for h in cols]
+                cell = whole.cell(rows.index(r), cols.index(h), (len(refs[r].ids), len(hyps[h].ids)))
+                if cell is not None:
+                    self.cells[r, h] = cell
 
     def distance(self, r: int | None, h: int | None) -> int:
+        """The time-constrained distance of a pair (None: no speaker on that side, every word an error)."""
         if (r, h) in self.distances:
             return self.distances[r, h]
         return (len(self.refs[r].ids) if r is not None else 0) + (len(self.hyps[h].ids) if h is not None else 0)
 
     def breakdowns(self, pairs: Sequence[tuple[int | None, int | None]]) -> list[tuple[int, int, int]]:
-        """``(substitutions, deletions, insertions)`` of each pair, meeteval's traceback."""
-        for pair, bands in self.whole.items():
-            if bands is not None:
-                self.bands[pair] = (bands, 0)
-        whole = [pair for pair in pairs if pair in self.distances and pair not in self.bands]
-        self.bands.update(zip(whole, _fill_groups([(self.refs[r], self.hyps[h]) for r, h in whole])))  # type: ignore[index]
+        """``(substitutions, deletions, insertions)`` of each pair, meeteval's traceback (`walk`)."""
         out = []
         for r, h in pairs:
-            if (r, h) in self.bands:
-                bands, q = self.bands[r, h]
-                out.append(trace(bands, q, self.refs[r], self.hyps[h]))  # type: ignore[index]
-            else:  # an empty side: every word of the other is an error
+            if (r, h) not in self.distances:  # an empty side: every word of the other is an error
                 missed = len(self.refs[r].ids) if r is not None else 0
                 out.append((0, missed, len(self.hyps[h].ids) if h is not None else 0))
+                continue
+            ref = self.refs[r]
+            hyp = self.hyps[h]
+            cell = self.cells.get((r, h)) or whole_matrices([ref], [hyp], keep=True).cell(
+                0, 0, (len(ref.ids), len(hyp.ids))
+            )
+            out.append(walk(cell, timed(ref), timed(hyp)))
         return out
 
 
