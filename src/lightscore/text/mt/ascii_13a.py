@@ -64,6 +64,8 @@ class AsciiKeys:
     def keys(self, text: str, n_lines: int) -> tuple[np.ndarray, np.ndarray]:
         """The key of every 13a token of ``text`` (lines joined by newlines) and the tokens of each line.
 
+        Plain twin: `lightscore.text.mt.reference.tokenize_13a` per line, each token numbered.
+
         Args:
             text: ASCII, no NUL, 13a's whole-line replacements done, ``n_lines - 1`` newlines.
             n_lines: The number of lines.

@@ -41,6 +41,8 @@ def bleu_segment_stats(
 ) -> np.ndarray:
     """sacrebleu's BLEU statistics of each segment, from token streams.
 
+    Plain twin: `lightscore.text.mt.reference.bleu_stats` per segment.
+
     Args:
         hyps: The hypotheses' tokens, one stream with `lightscore.text.mt.tokenizers.SEPARATOR`
             between segments (`lightscore.text.mt.tokenizers.token_stream`).
@@ -61,16 +63,29 @@ def bleu_segment_stats(
 def bleu_side_stats(sides: Sides, present: np.ndarray | None = None, max_order: int = 4) -> np.ndarray:
     """`bleu_segment_stats` from token ids (`lightscore.text.mt.token_ids.TokenIds`): side 0 the hypotheses.
 
+    Plain twin: `lightscore.text.mt.reference.bleu_stats` per segment.
+
     >>> ids = [np.array([0, 1], np.uint64), np.array([0], np.uint64)]
     >>> bleu_side_stats((ids, [np.array([2]), np.array([1])]), max_order=1).tolist()
     [[2, 1, 1, 2]]
     """
     n_segments = len(sides[1][0])
     present = np.ones((len(sides[0]) - 1, n_segments), bool) if present is None else np.asarray(present, bool)
+    sides = _without_absent(sides, present)
     stats = np.zeros((n_segments, 2 + 2 * max_order), np.int64)
     for first, stop, part in segment_slices(sides, _CHUNK):
         stats[first:stop] = _chunk_stats(part, present[:, first:stop], max_order)
     return stats
+
+
+def _without_absent(sides: Sides, present: np.ndarray) -> Sides:
+    """The sides with the tokens of absent references removed: an absent reference matches no n-gram."""
+    ids, lengths = list(sides[0]), list(sides[1])
+    for r, here in enumerate(present, 1):
+        if not here.all():
+            ids[r] = ids[r][np.repeat(here, lengths[r])]
+            lengths[r] = np.where(here, lengths[r], 0)
+    return ids, lengths
 
 
 def _chunk_stats(sides: Sides, present: np.ndarray, max_order: int) -> np.ndarray:

@@ -50,6 +50,8 @@ def chrf_segment_stats(
 ) -> np.ndarray:
     """sacrebleu's chrF statistics of each segment (texts already lower-cased if asked).
 
+    Plain twin: `lightscore.text.mt.reference.chrf_stats` per segment.
+
     Args:
         hyps: The hypotheses.
         refs: One sequence of references per reference stream, aligned with ``hyps``.
@@ -127,6 +129,8 @@ def remove_punctuation(stream: list[str]) -> list[str]:
     """chrF++'s word split (sacrebleu's ``_remove_punctuation``) over a token stream: a punctuation
     mark at the end of a word, else at its start, becomes a word of its own.
 
+    Plain twin: `lightscore.text.mt.reference.chrf_words` per line.
+
     A part that is the separator's character (``":\\x00"``) becomes `SEPARATOR_WORD`, or it would end its
     segment.
 
@@ -147,7 +151,10 @@ def remove_punctuation(stream: list[str]) -> list[str]:
 
 
 def _f_scores(triples: np.ndarray, beta: int, eps_smoothing: bool) -> np.ndarray:
-    """`chrf_score` of every ``triples[..., orders, 3]`` at once, with the same float operations in the same order."""
+    """`chrf_score` of every ``triples[..., orders, 3]`` at once, with the same float operations in the same order.
+
+    Plain twin: `lightscore.text.mt.reference.chrf_score` per reference and segment.
+    """
     factor = beta**2
     shape = triples.shape[:-2]
     score = np.zeros(shape)

@@ -143,6 +143,8 @@ def ngram_tables(
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """`ngram_counts` for the orders 1..max_order, each order's keys built from the last one's.
 
+    Plain twin: `lightscore.text.mt.reference.ngrams` per segment and order.
+
     >>> [counts.tolist() for _, counts in ngram_tables(np.array([1, 1, 1], np.uint64), np.array([3]), 2, 1)]
     [[3], [2]]
     """
@@ -181,7 +183,10 @@ def _run_lengths(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def clipped_matches(keys: np.ndarray, counts: np.ndarray, ref_keys: np.ndarray, ref_counts: np.ndarray) -> np.ndarray:
-    """For each hypothesis n-gram, ``min(its count, the reference's count)`` (0 when the reference lacks it)."""
+    """For each hypothesis n-gram, ``min(its count, the reference's count)`` (0 when the reference lacks it).
+
+    Plain twin: `lightscore.text.mt.reference.match_triple`'s matches.
+    """
     if len(ref_keys) == 0:
         return np.zeros(len(keys), np.int64)
     at = np.minimum(np.searchsorted(ref_keys, keys), len(ref_keys) - 1)

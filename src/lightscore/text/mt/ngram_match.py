@@ -50,6 +50,8 @@ def fits(n_sides: int, n_segments: int, max_order: int, bits: int) -> bool:
 def clipped_match_sums(sides: Sides, max_order: int, bits: int) -> np.ndarray:
     """Per segment and order, the hypothesis n-grams matched in the references, clipped as sacrebleu clips them.
 
+    Plain twin: `lightscore.text.mt.reference.bleu_stats`' matches.
+
     Args:
         sides: Ids and tokens per segment of the hypothesis (side 0) and each reference; the keys must `fits`.
         max_order: The largest n-gram order N.

@@ -3,7 +3,7 @@
 lightscore's translation numbers equal sacrebleu's because, where a number depends on one of
 sacrebleu's choices, it reads that choice from sacrebleu instead of copying it: 13a's regular
 expressions, the tokenizer sacrebleu gives a target language, the classes behind its tokenizer
-names, the flags of a Tercom tokenizer. Several of them are private (a leading underscore) and may
+names. Several of them are private (a leading underscore) and may
 change in any sacrebleu release, so they are read here and nowhere else, and
 ``tests/test_sacrebleu_api.py`` fails loudly when one of them moves. Changing how BLEU tokenizes
 means opening this file.
@@ -38,7 +38,6 @@ __all__ = [
     "language_tokenizer",
     "language_tokenizers",
     "rules_13a",
-    "tercom_flags",
     "tokenizer_class",
     "word_pieces_13a",
 ]
@@ -108,17 +107,6 @@ def is_sacrebleu_13a(tokenizer: Any) -> bool:
     """
     cls = type(tokenizer)
     return cls.__name__ == "Tokenizer13a" and cls.__module__.startswith("sacrebleu.")
-
-
-def tercom_flags(tokenizer: Any) -> tuple[bool, bool, bool] | None:
-    """``(normalized, no_punct, case_sensitive)`` of sacrebleu's ``TercomTokenizer``; None for any other tokenizer.
-
-    >>> tercom_flags(str.lower) is None
-    True
-    """
-    if type(tokenizer).__name__ != "TercomTokenizer":
-        return None
-    return tokenizer._normalized, tokenizer._no_punct, tokenizer._case_sensitive
 
 
 def tokenizer_class(name: str) -> type:

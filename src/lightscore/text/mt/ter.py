@@ -22,7 +22,6 @@ from fractions import Fraction
 import numpy as np
 
 from lightscore.text.mt import reference
-from lightscore.text.mt.sacrebleu_api import tercom_flags
 from lightscore.text.mt.ter_beam import edit_counts
 from lightscore.text.mt.tokenizers import tercom_tokenizer
 
@@ -36,6 +35,8 @@ def ter_segment_stats(
     tokenizer: Callable[[str], str] | None = None,
 ) -> np.ndarray:
     """Edits, total reference words and reference count of each segment, as sacrebleu's TER counts them.
+
+    Plain twin: `lightscore.text.mt.reference.ter_edits` per hypothesis and reference.
 
     Args:
         hyps: The hypotheses (raw: ``tokenizer`` prepares them as sacrebleu does, after ``rstrip``).
@@ -73,22 +74,13 @@ def ter_segment_stats(
 
 
 def tercom_words(lines: Sequence[str], tokenizer: Callable[[str], str], times: int = 1) -> list[list[str]]:
-    """Each line's words as sacrebleu's TER reads them: ``tokenizer(line.rstrip()).split()``, tokenized ``times`` times.
+    """Each line's words as sacrebleu's TER reads them: `lightscore.text.mt.reference.tercom_words` per line.
 
-    Without ``normalized`` and ``no_punct`` the Tercom tokenizer only lower-cases (unless
-    ``case_sensitive``) and splits, so a whole batch is lower-cased and split at once (lower-casing
-    is per character, and a newline between segments ends a word as the end of a line does).
+    (A batch road that lower-cased all lines at once paid 1.1x: benchmarks/results/fast_paths_mt.md.)
 
     >>> tercom_words(["A  b ", "", "C"], tercom_tokenizer(False, False, False, False), times=2)
     [['a', 'b'], [], ['c']]
     """
-    text = "\n".join(lines)
-    flags = tercom_flags(tokenizer)
-    lowercase_only = flags is not None and not (flags[0] or flags[1])  # neither normalized nor no_punct
-    if lowercase_only and lines and text.count("\n") == len(lines) - 1:  # no segment holds a newline itself
-        for _ in range(0 if flags[2] else times):
-            text = text.lower()
-        return [line.split() for line in text.split("\n")]
     return [reference.tercom_words(line, tokenizer, times) for line in lines]
 
 

@@ -11,8 +11,8 @@ budget), and the candidates are scored by rapidfuzz where its plain distance is
 the beam's and by a second numpy pass where it is not. sacrebleu's cache of
 matrix rows changes no number (every hypothesis of one segment has the same
 length, so a cached row is the row it would compute), so leaving it out is
-exact. sacrebleu's own ``trace_to_alignment`` and ``_perform_shift`` are used
-as they are.
+exact. The plain search's ``trace_to_alignment`` and ``perform_shift``
+(`lightscore.text.mt.reference`) are used as they are.
 
 Shortcuts that are exact too (`lightscore.text.mt.ter_bounds` proves the bounds):
 a hypothesis equal to its reference costs 0; a pair whose distance already
@@ -55,6 +55,8 @@ _MAX_CELLS = 1 << 22  # matrix cells per numpy pass: bounds memory for long segm
 
 def edit_counts(pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[int]:
     """sacrebleu's ``translation_edit_rate(hyp, ref)[0]`` (shifts plus edits) for each ``(hyp, ref)`` word pair.
+
+    Plain twin: `lightscore.text.mt.reference.ter_edits` per pair.
 
     Args:
         pairs: Tokenized hypothesis and reference of each problem.
@@ -226,6 +228,8 @@ def _candidates(hyp: list[int], ref: list[int], trace: str, checked: int) -> tup
 def shifted_pairs(hyp: Sequence, ref: Sequence) -> Iterator[tuple[int, int, int]]:
     """sacrebleu's ``_find_shifted_pairs``, in its order, visiting only the reference positions of equal words.
 
+    Plain twin: `lightscore.text.mt.reference.shifted_pairs`.
+
     >>> list(shifted_pairs("abc", "bcx"))
     [(1, 0, 1), (1, 0, 2), (2, 1, 1)]
     """
@@ -248,6 +252,8 @@ def shifted_pairs(hyp: Sequence, ref: Sequence) -> Iterator[tuple[int, int, int]
 
 def beam_distances(pairs: Sequence[tuple[Sequence[int], Sequence[int]]], traces: bool = False) -> tuple[list, list]:
     """sacrebleu's ``BeamEditDistance(ref)(hyp)`` of each ``(hyp ids, ref ids)`` pair (both non-empty).
+
+    Plain twin: `lightscore.text.mt.reference.beam_edit_distance` per pair.
 
     Args:
         pairs: Integer word ids of the hypothesis and the reference.

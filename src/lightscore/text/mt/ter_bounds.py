@@ -14,6 +14,9 @@ each keeping sacrebleu's number exactly:
   sides share (as multisets). When the current distance already equals it, no
   shift lowers it, and sacrebleu's search stops without shifting.
 
+Plain twin: `lightscore.text.mt.reference.ter_edits`, which takes none of these shortcuts (the property
+tests hold `lightscore.text.mt.ter_beam.edit_counts`, which takes them, equal to it).
+
 >>> plain_distance([1, 2, 3], [1, 3]), bag_bound([1, 2, 3], [3, 2, 1]), band_covers(10, 24)
 (1, 0, True)
 """

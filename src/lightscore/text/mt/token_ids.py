@@ -35,6 +35,8 @@ __all__ = ["TokenIds"]
 class TokenIds:
     """Token ids of several sides of the same segments (hypotheses, references), dense within one call.
 
+    Plain twin: `lightscore.text.mt.reference.tokenize_13a` per line, each token numbered.
+
     Args:
         tokenizer: A sacrebleu BLEU tokenizer (`lightscore.text.mt.tokenizers.bleu_tokenizer`).
         limit: Words kept in the cache before it is cleared.

@@ -114,6 +114,9 @@ SEPARATOR_WORD = "\x00 "
 def token_stream(lines: Sequence[str], tokenizer: Tokenizer) -> list[str]:
     """The tokens of all (preprocessed) segments in one list, `SEPARATOR` between segments.
 
+    Plain twin: `lightscore.text.mt.reference.tokenize_13a` per line, then ``split`` (other tokenizers: their own
+    call per line).
+
     One ``str.split`` of the whole batch costs far less than one per segment.
     13a takes the batch path (`tokenize_13a_batch`); other tokenizers run per segment.
 
@@ -139,6 +142,8 @@ def token_stream(lines: Sequence[str], tokenizer: Tokenizer) -> list[str]:
 def split_stream(lines: Sequence[str]) -> list[str]:
     """``str.split`` of each line, in one stream with `SEPARATOR` between lines (chrF++'s words).
 
+    Plain twin: ``line.split()`` per line.
+
     >>> split_stream(["a  b", "c"])
     ['a', 'b', '\\x00', 'c']
     """
@@ -160,6 +165,8 @@ def _slow_stream(lines: Sequence[str]) -> list[str]:
 
 def tokenize_13a_batch(lines: Sequence[str]) -> list[list[str]]:
     """sacrebleu's ``Tokenizer13a`` over many segments at once: one regular-expression pass per rule.
+
+    Plain twin: `lightscore.text.mt.reference.tokenize_13a` per line.
 
     The segments are joined with newlines, each padded with a space as 13a pads
     it: no rule can match a newline or reach across the padding, so each
