@@ -156,13 +156,6 @@ def main() -> None:
     # -- TER
     n = args.ter_segments
     ter_tok = tercom_tokenizer(False, False, False, False)
-    row(
-        "ter.tercom_words (one lower() per batch)",
-        "reference.tercom_words per line",
-        lambda: [tercom_words(b, ter_tok, times=2) for b in ref_batches],
-        lambda: [[reference.tercom_words(line, ter_tok, times=2) for line in b] for b in ref_batches],
-        r,
-    )
     pairs = list(zip(tercom_words(hyps[:n], ter_tok), tercom_words(refs[:n], ter_tok, times=2)))
     row(
         "ter_beam.edit_counts (batched beam, ter_bounds)",
