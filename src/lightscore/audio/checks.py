@@ -1,4 +1,4 @@
-"""The input checks every numpy speech-quality measure runs first: one signal, a pair, equal lengths.
+"""The input checks every numpy speech-quality measure runs first: one signal, a pair, equal lengths; a metric's rate.
 
 A non-finite sample, a signal that is not 1-D, or a silent (all-zero) hyp or
 ref is a ValueError naming the measure, so that a silent hypothesis never scores
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_pair", "check_same_length", "check_signal"]
+__all__ = ["check_pair", "check_rate", "check_same_length", "check_signal"]
 
 
 def check_signal(wave: Any, name: str, measure: str) -> np.ndarray:
@@ -67,3 +67,27 @@ def check_same_length(hyp: np.ndarray, ref: np.ndarray, measure: str) -> None:
     """
     if hyp.size != ref.size:
         raise ValueError(f"{measure}: hyp has {hyp.size} samples and ref {ref.size}; they must be equal")
+
+
+def check_rate(sample_rate: Any) -> int:
+    """Return ``sample_rate`` if it is a positive int, else raise ValueError.
+
+    Args:
+        sample_rate: A rate in Hz.
+
+    Returns:
+        The rate.
+
+    Raises:
+        ValueError: not a positive int.
+
+    >>> check_rate(16000)
+    16000
+    >>> check_rate(16000.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: sample_rate must be a positive int (Hz), got 16000.0
+    """
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
+        raise ValueError(f"sample_rate must be a positive int (Hz), got {sample_rate!r}")
+    return sample_rate

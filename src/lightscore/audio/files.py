@@ -1,10 +1,13 @@
-"""The WAV files of the audio metrics: `read_audio`, `write_wav`, and `trim_to_common_length` for aligned measures.
+"""The WAV files of the audio metrics: `read_wave`, `read_audio`, `write_wav`, and `trim_to_common_length`.
 
 Files are read with soundfile (torchaudio 2.9 needs torchcodec for files) as
 float32 and resampled with `lightscore.audio.resample.resample` to the metric's
 rate. A file that cannot be scored (unreadable, truncated, empty, non-finite,
 the wrong channel count) is a ValueError naming it; the caller puts the
-utterance's files first.
+utterance's files first. `read_wave` gives a numpy array and imports torch only
+to resample, so DNSMOS, PLCMOS and intelligibility on 16 kHz files never load it
+(importing torch alone peaks at about 650 MB, more than speechmos' whole DNSMOS
+run); `read_audio` is the same samples as a tensor.
 """
 
 from __future__ import annotations
@@ -13,20 +16,23 @@ import os
 import struct
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import soundfile
-import torch
 
 from lightscore.audio.resample import resample
 from lightscore.scp.files import shown
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "LENGTH_TOLERANCE",
     "check_file_name",
     "check_wav_length",
     "read_audio",
+    "read_wave",
     "trim_to_common_length",
     "write_wav",
 ]
@@ -35,7 +41,7 @@ LENGTH_TOLERANCE = 0.1
 """hyp and ref may differ by at most this fraction of the longer one; the longer is trimmed."""
 
 
-def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, where: str = "") -> torch.Tensor:
+def read_wave(path: str, channels: int | None = 1, sample_rate: int = 16000, where: str = "") -> np.ndarray:
     """Read a WAV file as float32 at ``sample_rate``, keeping the channels ``channels`` asks for.
 
     ``channels=1``: the first channel, 1-D ``(time,)``; ``None``: every channel,
@@ -49,7 +55,7 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
         where: Put before an error (the row's files).
 
     Returns:
-        A float32 tensor, ``(time,)`` or ``(channels, time)``.
+        A float32 array, ``(time,)`` or ``(channels, time)``.
 
     Raises:
         ValueError: an empty path, an unreadable or truncated file (see
@@ -60,9 +66,9 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
     >>> import numpy as np, soundfile as sf
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "stereo.wav"
     >>> sf.write(p, np.zeros((8000, 2)), 8000)
-    >>> read_audio(p).shape, read_audio(p, None).shape, read_audio(p, 2, sample_rate=8000).shape
-    (torch.Size([16000]), torch.Size([2, 16000]), torch.Size([2, 8000]))
-    >>> read_audio(p, 3, where="utterance 'u1'")  # doctest: +ELLIPSIS
+    >>> read_wave(p).shape, read_wave(p, None).shape, read_wave(p, 2, sample_rate=8000).shape
+    ((16000,), (2, 16000), (2, 8000))
+    >>> read_wave(p, 3, where="utterance 'u1'")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: utterance 'u1': .../stereo.wav has 2 channel(s), but 3 are declared
@@ -89,10 +95,25 @@ def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, wh
     if not np.isfinite(data).all():
         bad = int((~np.isfinite(data)).sum())
         raise ValueError(f"{prefix}{path} holds {bad} non-finite sample(s) (NaN or inf); it cannot be scored")
-    wave = torch.from_numpy(data.T.copy())
+    wave = data.T.copy()
     if channels == 1:
         wave = wave[0]
     return resample(wave, rate, sample_rate)
+
+
+def read_audio(path: str, channels: int | None = 1, sample_rate: int = 16000, where: str = "") -> torch.Tensor:
+    """`read_wave` as a float32 tensor (the same samples), for the torch measures.
+
+    >>> import pathlib, tempfile
+    >>> import numpy as np, soundfile as sf
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "stereo.wav"
+    >>> sf.write(p, np.zeros((8000, 2)), 8000)
+    >>> read_audio(p).shape, read_audio(p, None).shape
+    (torch.Size([16000]), torch.Size([2, 16000]))
+    """
+    import torch
+
+    return torch.from_numpy(read_wave(path, channels, sample_rate, where))
 
 
 def check_wav_length(path: str) -> None:
@@ -154,6 +175,7 @@ def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "")
     Raises:
         ValueError: they differ by more than `LENGTH_TOLERANCE` of the longer.
 
+    >>> import torch
     >>> h, r = trim_to_common_length(torch.zeros(100), torch.zeros(95))
     >>> h.shape, r.shape
     (torch.Size([95]), torch.Size([95]))

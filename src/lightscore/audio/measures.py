@@ -5,7 +5,7 @@ lightscore's fast approximations; `lightscore.audio.mel_cepstrum`,
 `lightscore.audio.world_pitch` and `lightscore.audio.pesq_stoi`: numpy,
 equal to ESPnet2 and the PESQ and STOI packages), its label, its direction and
 what it needs. Per-utterance values are summed as fixed-point integers
-(`to_fixed`), so merging ranks or shards gives the single-run mean bit for bit.
+(`lightscore.audio.fixed_point.to_fixed`), so merging ranks or shards gives the single-run mean bit for bit.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from typing import Any, NamedTuple
 import torch
 
 from lightscore.audio import world_pitch
+from lightscore.audio.checks import check_rate
 from lightscore.audio.files import trim_to_common_length
+from lightscore.audio.fixed_point import FIXED_POINT, to_fixed
 from lightscore.audio.mel_cepstrum import ESPNET_MCEP_PARAMS, mcd_dtw
 from lightscore.audio.pesq_stoi import STOI_MIN_FRAMES, estoi, pesq_nb, pesq_wb, stoi
 from lightscore.audio.signal import f0_corr, f0_rmse, lsd, mcd, sdr, si_snr, snr
@@ -36,9 +38,6 @@ __all__ = [
     "score_utterance",
     "world_f0_scores",
 ]
-
-FIXED_POINT = 2**32
-"""Per-utterance values are summed as ``round(value * FIXED_POINT)``: integer sums do not depend on order."""
 
 
 class Measure(NamedTuple):
@@ -296,45 +295,3 @@ def measure_calls(score_config: Sequence[str]) -> list[tuple[Measure, list[str]]
         measure = MEASURES[name]
         calls.setdefault(measure.function if measure.shared else name, (measure, []))[1].append(name)
     return list(calls.values())
-
-
-def check_rate(sample_rate: Any) -> int:
-    """Return ``sample_rate`` if it is a positive int, else raise ValueError.
-
-    Args:
-        sample_rate: A rate in Hz.
-
-    Returns:
-        The rate.
-
-    Raises:
-        ValueError: not a positive int.
-
-    >>> check_rate(16000)
-    16000
-    >>> check_rate(16000.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: sample_rate must be a positive int (Hz), got 16000.0
-    """
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
-        raise ValueError(f"sample_rate must be a positive int (Hz), got {sample_rate!r}")
-    return sample_rate
-
-
-def to_fixed(value: float) -> int:
-    """``value`` as an integer count of 1 / `FIXED_POINT` (about 2.3e-10).
-
-    Float addition depends on the order, integer addition does not: summed this
-    way, shards merged in any order give exactly the single-run mean.
-
-    Args:
-        value: A finite float.
-
-    Returns:
-        ``round(value * FIXED_POINT)``.
-
-    >>> to_fixed(0.5), to_fixed(-1.0) / FIXED_POINT
-    (2147483648, -1.0)
-    """
-    return round(value * FIXED_POINT)

@@ -268,7 +268,7 @@ def load_16k(path: str, resample: str = "torchaudio", where: str = "") -> np.nda
     Args:
         path: The WAV file.
         resample: How another rate becomes 16 kHz: ``"torchaudio"`` (lightscore's
-            `lightscore.audio.files.read_audio`, as the other audio metrics),
+            `lightscore.audio.files.read_wave`, as the other audio metrics),
             ``"librosa"`` (``librosa.load``'s soxr_hq: what ``speechmos.dnsmos.run``
             does with a file path) or ``"none"`` (another rate is an error, as
             speechmos' arrays).
@@ -293,20 +293,20 @@ def load_16k(path: str, resample: str = "torchaudio", where: str = "") -> np.nda
     """
     import soundfile
 
-    from lightscore.audio.files import read_audio
+    from lightscore.audio.files import read_wave
 
     prefix = f"{where}: " if where else ""
     if resample not in RESAMPLERS:
         raise ValueError(f"{prefix}resample must be one of {', '.join(RESAMPLERS)}, got {resample!r}")
     if resample == "torchaudio":
-        return read_audio(path, 1, RATE, where).numpy()
+        return read_wave(path, 1, RATE, where)
     try:
         rate = soundfile.info(str(path)).samplerate
     except (RuntimeError, OSError) as e:
         raise ValueError(f"{prefix}cannot read {path}: {e}") from None
     if rate != RATE and resample == "none":
         raise ValueError(f"{prefix}{path} is at {rate} Hz; resample='none' takes only {RATE} Hz files")
-    wave = read_audio(path, 1, rate, where).numpy()
+    wave = read_wave(path, 1, rate, where)
     if rate != RATE:
         import librosa
 

@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lightscore._extras import require
-from lightscore.audio.files import read_audio
-from lightscore.audio.measures import check_rate
+from lightscore.audio.checks import check_rate
+from lightscore.audio.files import read_wave
 from lightscore.audio.recognizers import build_recognizer
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric, RowError
@@ -127,7 +127,7 @@ class Intelligibility(BaseMetric):
             ValueError: an unreadable, empty or non-finite file, a recognizer failure, or a
                 result that is not a string; the message starts with ``where``.
         """
-        wave = read_audio(path, 1, self.sample_rate, where).numpy()
+        wave = read_wave(path, 1, self.sample_rate, where)
         try:
             text = self.recognizer(wave, self.sample_rate)
         except (ValueError, RuntimeError) as e:

@@ -4,7 +4,7 @@ Their class paths name their results in ``metrics.json``. The numbers are
 `lightscore.audio.mos`'s, equal to ``speechmos.dnsmos.run`` and
 ``speechmos.plcmos.run`` on the same 16 kHz audio; the ONNX sessions are made
 once per process. Each per-utterance value is summed as a fixed-point integer
-(`lightscore.audio.measures.to_fixed`), so N ranks or shards give the
+(`lightscore.audio.fixed_point.to_fixed`), so N ranks or shards give the
 single-run means bit for bit. A silent, non-finite, too short (under 0.5 s) or
 out-of-range file is a `lightscore.core.batch.RowError` naming the utterance
 and the file: it never gets a score.
@@ -29,7 +29,7 @@ import numpy as np
 
 from lightscore._extras import require
 from lightscore.audio import mos
-from lightscore.audio.measures import FIXED_POINT, to_fixed
+from lightscore.audio.fixed_point import FIXED_POINT, to_fixed
 from lightscore.core.contract import Field, metric_name
 from lightscore.core.metric import BaseMetric, RowError
 

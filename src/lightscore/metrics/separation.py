@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from lightscore._extras import require
+from lightscore.audio.checks import check_rate
 from lightscore.audio.files import read_audio, trim_to_common_length
-from lightscore.audio.measures import FIXED_POINT, check_rate, to_fixed
+from lightscore.audio.fixed_point import FIXED_POINT, to_fixed
 from lightscore.audio.separation import MAX_SOURCES, MIN_SOURCES, SEPARATION_MEASURES, separation_scores
 from lightscore.core.contract import Field, metric_name
 from lightscore.core.metric import BaseMetric, RowError
