@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from lightscore._moved_names import moved_names
 from lightscore.core.batch import RowError, check_batch, check_lengths, feed
 from lightscore.core.contract import Field, Progress, StateValue, check_metric_contract, metric_name
 from lightscore.core.runner import score_one
@@ -358,17 +359,5 @@ class BaseMetric(MetricState, ABC):
         return score_one(self, data, test_name, output_dir, progress=progress)
 
 
-def __getattr__(name: str) -> Any:
-    # merged_result lived here until the merge road got its own module; the old path keeps working.
-    if name == "merged_result":
-        import warnings
-
-        from lightscore.core import merge
-
-        warnings.warn(
-            "lightscore.core.metric.merged_result moved to lightscore.core.merge.merged_result",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return merge.merged_result
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# merged_result lived here until the merge road got its own module; the old path keeps working, with a warning.
+__getattr__ = moved_names(globals(), {"merged_result": "lightscore.core.merge.merged_result"})
