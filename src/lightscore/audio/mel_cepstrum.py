@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pysptk
 from fastdtw import fastdtw
 
 from lightscore.audio.checks import check_pair
+from lightscore.audio.third_party import import_module
 
 __all__ = [
     "ESPNET_MCEP_PARAMS",
@@ -135,6 +135,8 @@ def sptk_mcep(
 
     Raises:
         ValueError: ``wave`` is shorter than one frame, or the rate has no default.
+        PkgResourcesError: pysptk cannot be imported without ``pkg_resources`` (see
+            `lightscore.audio.third_party`).
 
     >>> sptk_mcep(np.random.default_rng(0).standard_normal(2048), 16000).shape
     (5, 24)
@@ -143,6 +145,7 @@ def sptk_mcep(
         order, alpha = mcep_params(sample_rate)
     if wave.size < n_fft:
         raise ValueError(f"the signal has {wave.size} samples, fewer than one {n_fft}-sample analysis frame")
+    pysptk = import_module("pysptk", "mcd_dtw")
     frames = np.lib.stride_tricks.sliding_window_view(wave, n_fft)[::n_shift] * pysptk.sptk.hamming(n_fft)
     return np.stack([pysptk.mcep(frame, order, alpha, eps=1e-6, etype=1) for frame in frames])
 

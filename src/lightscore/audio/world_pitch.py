@@ -18,11 +18,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import pysptk
-import pyworld
 
 from lightscore.audio.checks import check_pair
 from lightscore.audio.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT, dtw_pairs, mcep_params
+from lightscore.audio.third_party import pyworld_module
 
 __all__ = [
     "F0_MAX_HZ",
@@ -31,6 +30,7 @@ __all__ = [
     "UNDEFINED_F0",
     "f0_corr_dtw",
     "f0_rmse_dtw",
+    "freqt",
     "log_f0_rmse_dtw",
     "vde",
     "world_f0",
@@ -43,10 +43,41 @@ F0_METHODS = ("harvest", "dio")
 """The WORLD F0 extractors: harvest (ESPnet's) and dio + stonemask."""
 
 
+def freqt(cepstrum: np.ndarray, order: int, alpha: float) -> np.ndarray:
+    """SPTK's ``freqt`` (``pysptk.freqt``): cepstra warped by the all-pass constant ``alpha``, to ``order + 1`` values.
+
+    SPTK's recursion, run on every row of ``cepstrum`` at once. pysptk cannot be imported without
+    ``pkg_resources`` (`lightscore.audio.third_party`), and this is all the F0 measures took from it;
+    tests/test_audio_no_pkg_resources.py holds it equal to ``pysptk.freqt``.
+
+    Args:
+        cepstrum: Cepstra on the last axis.
+        order: The order of the warped cepstra.
+        alpha: The all-pass constant.
+
+    Returns:
+        ``(..., order + 1)`` warped cepstra.
+
+    >>> freqt(np.array([1.0, 0.5]), 2, 0.0).tolist()  # alpha 0 warps nothing
+    [1.0, 0.5, 0.0]
+    """
+    beta = 1 - alpha * alpha
+    warped = np.zeros((*cepstrum.shape[:-1], order + 1))
+    for coefficient in np.moveaxis(cepstrum, -1, 0)[::-1]:  # the last coefficient first, as SPTK
+        last = warped.copy()
+        warped[..., 0] = coefficient + alpha * last[..., 0]
+        if order >= 1:
+            warped[..., 1] = beta * last[..., 0] + alpha * last[..., 1]
+        for j in range(2, order + 1):
+            # warped[..., j - 1] is already this step's value: SPTK's in-place update
+            warped[..., j] = last[..., j - 1] + alpha * (last[..., j] - warped[..., j - 1])
+    return warped
+
+
 @functools.lru_cache(maxsize=8)
 def freqt_matrix(length: int, order: int, alpha: float) -> np.ndarray:
-    """``pysptk.freqt`` as a ``(length, order + 1)`` matrix: freqt is linear, so one matmul does every frame."""
-    return np.stack([pysptk.freqt(row, order, alpha) for row in np.eye(length)])
+    """`freqt` as a ``(length, order + 1)`` matrix: freqt is linear, so one matmul does every frame."""
+    return freqt(np.eye(length), order, alpha)
 
 
 def sp2mc(spectrum: np.ndarray, order: int, alpha: float) -> np.ndarray:
@@ -86,6 +117,7 @@ def world_f0(
     if method not in F0_METHODS:
         raise ValueError(f"unknown F0 method {method!r}; choose one of {', '.join(F0_METHODS)}")
     period_ms = n_shift / sample_rate * 1000
+    pyworld = pyworld_module()  # pyworld's compiled API, without the __init__ that imports pkg_resources
     extractor = pyworld.harvest if method == "harvest" else pyworld.dio
     f0, times = extractor(wave, sample_rate, f0_floor=F0_MIN_HZ, f0_ceil=F0_MAX_HZ, frame_period=period_ms)
     if method == "dio":

@@ -49,6 +49,7 @@ from lightscore.audio.measures import (
     score_utterance,
     to_fixed,
 )
+from lightscore.audio.third_party import import_module
 from lightscore.audio.world_pitch import F0_METHODS
 from lightscore.core.contract import Field, metric_name
 from lightscore.core.metric import BaseMetric, RowError
@@ -126,6 +127,7 @@ class SignalMetrics(AudioMetric):
 
     Raises:
         ValueError: an unknown measure or F0 method, or a rate a measure does not support.
+        PkgResourcesError: ``mcd_dtw`` asked for where pysptk cannot be imported (it needs ``pkg_resources``).
 
     >>> m = SignalMetrics(["mcd_dtw", "stoi", "snr"], f0_method="dio")
     >>> [(f.name, f.optional) for f in m.outputs], [f.name for f in m.inputs]
@@ -145,6 +147,9 @@ class SignalMetrics(AudioMetric):
     ) -> None:
         require(type(self).__name__, "audio")
         self.score_config = check_score_config(score_config)
+        if "mcd_dtw" in self.score_config:
+            # pysptk needs pkg_resources: say so now, not at the first utterance
+            import_module("pysptk", "SignalMetrics(mcd_dtw)")
         self.sample_rate = check_rate(sample_rate)
         if f0_method not in F0_METHODS:
             raise ValueError(f"SignalMetrics: f0_method must be 'harvest' or 'dio', got {f0_method!r}")
@@ -240,6 +245,7 @@ class SpeakerSimilarity(AudioMetric):
 
     Raises:
         TypeError: an embedder that is none of those.
+        PkgResourcesError: resemblyzer cannot be imported (its webrtcvad needs ``pkg_resources``).
 
     >>> m = SpeakerSimilarity(lambda wave, rate: torch.stack([wave.abs().mean(), wave.std()]))
     >>> [f.name for f in m.inputs], [f.name for f in m.outputs]
@@ -257,6 +263,8 @@ class SpeakerSimilarity(AudioMetric):
     def __init__(self, embedder: Any = "resemblyzer", sample_rate: int = 16000) -> None:
         if embedder == "resemblyzer":
             require(type(self).__name__, "speaker")
+            # resemblyzer's webrtcvad may need pkg_resources: say so now, not at the first utterance
+            import_module("resemblyzer", type(self).__name__)
         self.embedder = build_embedder(embedder)
         self.sample_rate = check_rate(sample_rate)
         for name in ("spk_sim_sum", "spk_sim_count", "spk_sim_ref_sum", "spk_sim_ref_count"):

@@ -1,0 +1,121 @@
+"""The audio metrics without ``pkg_resources`` (issue 37): setuptools 82 and Python 3.12 venvs have none.
+
+A child interpreter of the project's venv makes ``pkg_resources`` unimportable (a meta-path finder that
+refuses it, inserted before anything is imported), builds each audio metric and scores real espeak-ng
+WAVs; its numbers must equal the same metrics' in this process. What cannot work there fails when the
+metric is built, with one line naming the package and the fix (lightscore.audio.third_party).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from ddp_scripts.audio_quality_ddp import ESPEAK, NO_ESPEAK, SENTENCES, speak
+
+from lightscore.audio.world_pitch import freqt
+
+pytestmark = pytest.mark.skipif(ESPEAK is None, reason=NO_ESPEAK)
+
+SIGNAL = ["snr", "si_snr", "f0_rmse_dtw", "f0_corr_dtw", "vde", "pesq_wb", "stoi"]
+
+NO_PKG_RESOURCES = """
+import importlib.abc, sys
+
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "pkg_resources":
+            raise ModuleNotFoundError("No module named 'pkg_resources'", name="pkg_resources")
+        return None
+
+sys.meta_path.insert(0, Refuse())
+"""
+
+SCORE = """
+import json, sys
+from lightscore.metrics.audio import SignalMetrics, SpeakerSimilarity
+from lightscore.metrics.intelligibility import Intelligibility
+from lightscore.metrics.quality import DNSMOS, PLCMOS
+
+folder = sys.argv[1]
+signal, text = json.loads(sys.argv[2]), {"ref": f"{folder}/text.scp", "hyp": f"{folder}/hyp.scp"}
+pair = {"hyp": f"{folder}/hyp.scp", "ref": f"{folder}/ref.scp"}
+speaker = {"target": pair["ref"], "hyp": pair["hyp"]}
+out = {
+    "signal": SignalMetrics(signal)(pair, "dev"),
+    "dnsmos": DNSMOS()({"hyp": pair["hyp"]}, "dev"),
+    "plcmos": PLCMOS()({"hyp": pair["hyp"]}, "dev"),
+    "intelligibility": Intelligibility(case="fold")(text, "dev"),
+}
+for name, build in (("mcd_dtw", lambda: SignalMetrics(["mcd_dtw"])), ("speaker", SpeakerSimilarity)):
+    try:
+        out[name] = build()(pair if name == "mcd_dtw" else speaker, "dev")
+    except ModuleNotFoundError as e:
+        out[name] = f"{type(e).__name__}: {e}"
+out["pkg_resources loaded"] = "pkg_resources" in sys.modules
+print(json.dumps(out))
+"""
+
+
+def installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def wavs(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("no_pkg_resources")
+    speak(SENTENCES[0], folder / "ref.wav")
+    speak(SENTENCES[0], folder / "hyp.wav", noise=0.05)
+    (folder / "ref.scp").write_text(f"u1 {folder / 'ref.wav'}\n")
+    (folder / "hyp.scp").write_text(f"u1 {folder / 'hyp.wav'}\n")
+    (folder / "text.scp").write_text(f"u1 {SENTENCES[0]}\n")
+    return folder
+
+
+def run_child(code: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_every_audio_metric_scores_the_same_without_pkg_resources(wavs) -> None:
+    without = run_child(NO_PKG_RESOURCES + SCORE, str(wavs), json.dumps(SIGNAL))
+    with_it = run_child(SCORE, str(wavs), json.dumps(SIGNAL))
+    assert without["pkg_resources loaded"] is False
+    for name in ("signal", "dnsmos", "plcmos", "intelligibility"):
+        assert without[name] == with_it[name], name
+    assert set(without["signal"]) >= set(SIGNAL) and without["intelligibility"]["WER"] >= 0
+    # pysptk 1.0.1 imports pkg_resources in every module: mcd_dtw is refused when built, in one line
+    assert without["mcd_dtw"] == (
+        "PkgResourcesError: SignalMetrics(mcd_dtw) needs pysptk, but pysptk 1.0.1's util.py imports "
+        "pkg_resources, which this environment lacks (setuptools 82 removed it; a Python 3.12 venv has no "
+        "setuptools): pip install 'setuptools<81'"
+    )
+    assert isinstance(with_it["mcd_dtw"]["mcd_dtw"], float)
+    if installed("webrtcvad-wheels") and not installed("webrtcvad"):
+        assert without["speaker"] == with_it["speaker"]
+    else:  # webrtcvad 2.0.10, which resemblyzer asks for, imports pkg_resources
+        assert without["speaker"].startswith(
+            "PkgResourcesError: SpeakerSimilarity needs resemblyzer, but resemblyzer's webrtcvad 2.0.10 imports "
+            "pkg_resources"
+        )
+        assert without["speaker"].endswith(": pip uninstall -y webrtcvad && pip install webrtcvad-wheels")
+        assert 0.5 < with_it["speaker"]["spk_sim"] <= 1
+
+
+def test_freqt_equals_pysptk() -> None:
+    pysptk = pytest.importorskip("pysptk")  # importable here only where pkg_resources is
+    rng = np.random.default_rng(3)
+    for order, alpha, length in ((24, 0.41, 513), (34, 0.466, 1025), (0, 0.3, 4), (1, -0.2, 7), (9, 0.0, 3)):
+        cepstrum = rng.standard_normal(length)
+        assert np.array_equal(freqt(cepstrum, order, alpha), pysptk.freqt(cepstrum, order, alpha))
+    batch = rng.standard_normal((3, 40))
+    assert np.array_equal(freqt(batch, 12, 0.35), np.stack([pysptk.freqt(row, 12, 0.35) for row in batch]))
