@@ -40,16 +40,20 @@ import json, sys
 from lightscore.metrics.audio import SignalMetrics, SpeakerSimilarity
 from lightscore.metrics.intelligibility import Intelligibility
 from lightscore.metrics.quality import DNSMOS, PLCMOS
+from lightscore.metrics.separation import Separation
 
 folder = sys.argv[1]
 signal, text = json.loads(sys.argv[2]), {"ref": f"{folder}/text.scp", "hyp": f"{folder}/hyp.scp"}
 pair = {"hyp": f"{folder}/hyp.scp", "ref": f"{folder}/ref.scp"}
 speaker = {"target": pair["ref"], "hyp": pair["hyp"]}
 out = {
-    "signal": SignalMetrics(signal)(pair, "dev"),
+    "signal": SignalMetrics(signal, f0_method="dio")(pair, "dev"),
     "dnsmos": DNSMOS()({"hyp": pair["hyp"]}, "dev"),
     "plcmos": PLCMOS()({"hyp": pair["hyp"]}, "dev"),
     "intelligibility": Intelligibility(case="fold")(text, "dev"),
+    "separation": Separation(["si_sdr"], layout="files")(
+        {"hyp1": pair["hyp"], "hyp2": pair["ref"], "ref1": pair["ref"], "ref2": pair["hyp"]}, "dev"
+    ),
 }
 for name, build in (("mcd_dtw", lambda: SignalMetrics(["mcd_dtw"])), ("speaker", SpeakerSimilarity)):
     try:
@@ -86,11 +90,12 @@ def run_child(code: str, *args: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_every_audio_metric_scores_the_same_without_pkg_resources(wavs) -> None:
     without = run_child(NO_PKG_RESOURCES + SCORE, str(wavs), json.dumps(SIGNAL))
     with_it = run_child(SCORE, str(wavs), json.dumps(SIGNAL))
     assert without["pkg_resources loaded"] is False
-    for name in ("signal", "dnsmos", "plcmos", "intelligibility"):
+    for name in ("signal", "dnsmos", "plcmos", "intelligibility", "separation"):
         assert without[name] == with_it[name], name
     assert set(without["signal"]) >= set(SIGNAL) and without["intelligibility"]["WER"] >= 0
     # pysptk 1.0.1 imports pkg_resources in every module: mcd_dtw is refused when built, in one line

@@ -136,6 +136,7 @@ except ValueError as e:
 """
 
 
+@pytest.mark.slow
 def test_a_model_out_of_memory_names_the_utterance_and_the_file(speech: dict, long_speech: dict) -> None:
     done = subprocess.run(
         [sys.executable, "-c", OUT_OF_MEMORY, str(speech["scp"]), str(long_speech["scp"])],
