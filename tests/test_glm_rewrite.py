@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_glm import cursor_rewrite
 
 from lightscore.text.hubscr.glm import _HYPHEN, _optional_lines, _optional_words, _split_hyphens
 from lightscore.text.hubscr.glm_cursor import Glm, GlmRule, rewrite
+from lightscore.text.hubscr.reference import rfilter1
 
 # Few letters, so that rules match often: inside words, across words, with contexts reaching past a word's spaces.
 letters = st.text(alphabet="ABab -", max_size=4)
@@ -27,7 +27,7 @@ texts = st.lists(words, max_size=12).map(" ".join) | st.text(alphabet="ABa -\n",
 def test_rewrite_equals_the_plain_cursor_on_random_glms(glm: Glm, text: str, padded: bool) -> None:
     """Words written at once (`_Rules.written`), and words left to the cursor, give the plain cursor's text."""
     text = f" {text} " if padded else text
-    assert rewrite(text, glm, "stm", "ref") == cursor_rewrite(text, glm, "stm", "ref")
+    assert rewrite(text, glm, "stm", "ref") == rfilter1(text, glm, "stm", "ref")
 
 
 @settings(max_examples=3000, deadline=None)
@@ -35,7 +35,7 @@ def test_rewrite_equals_the_plain_cursor_on_random_glms(glm: Glm, text: str, pad
 def test_words_learned_in_one_text_are_written_alike_in_the_next(glm: Glm, text: str) -> None:
     """`_Rules.written` keeps what it learned of a word for later texts."""
     for padded in (f" {text} ", f" A {text} B "):
-        assert rewrite(padded, glm, "stm", "ref") == cursor_rewrite(padded, glm, "stm", "ref")
+        assert rewrite(padded, glm, "stm", "ref") == rfilter1(padded, glm, "stm", "ref")
 
 
 tokens = st.sampled_from(["(", ")", "A", "B", "(A", "A)", "((", "))", "()", "-", "A(B", "%X"])

@@ -37,9 +37,8 @@ GLMS = ("en20030506", "en20090415")
 _UPPER_LATIN1 = {**_UPPER, **{code: code - 32 for code in range(0xE0, 0x100)}}  # csrfilt -e: tr/\340-\377/\300-\337/
 _DEPENDENT = re.compile(r'^;;\s+INPUT_DEPENDENT_APPLICATION\s*=\s*"([^"]*)"')
 _HEADER = re.compile(r"""^\*.*?(\w+)\W*["']([^"']*)["']""")
-# A rule written in brackets, as NIST's GLMs write nearly all; `_field` reads the others (and these alike: a test).
-# No "=" in the source (the first "=>" is the arrow) and no "_" in the left context (the first "__" ends it).
-_BRACKETED = re.compile(r"\s*\[([^]=]*)\][ \t]+=>[ \t]+\[([^]]*)\]\s*(?:/\s*\[([^]_]*)\]\s*__\s*\[([^]]*)\]\s*)?")
+# C's isspace() in the C locale: where rfilter1 trims a rule's line and ends its marks (not Unicode's spaces).
+_C_SPACE = frozenset(" \t\n\v\f\r")
 
 
 class GlmError(ValueError):
@@ -62,42 +61,86 @@ def glm_path(name: str | os.PathLike) -> Path:
     return Path(name)
 
 
-def _field(text: str) -> tuple[str, str]:
-    """The first string of ``text`` (``[...]``, ``'...'`` or a bare run up to ``/``, ``__`` or the end) and the rest."""
-    text = text.lstrip()
-    if text[:1] == "[":
-        close = text.find("]", 1)
-        if close >= 0:
-            return text[1:close], text[close + 1 :]
-    elif text[:1] == "'" and text.find("'", 1) > 0:  # 'CAUSE is a word: only a closed quote bounds a string
-        close = text.find("'", 1)
-        return text[1:close], text[close + 1 :]
-    # rfilter1 ends a bare string at the last "/" (en20030506.glm's unclosed "[{WEBSTER'S / WEBSTER IS / ...").
-    stop = min((k for k in (text.rfind("/"), text.find("__")) if k >= 0), default=len(text))
-    return text[:stop].strip(), text[stop:]
-
-
 def _rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
-    """The rule on one comment-free line, or None when rfilter1 would read none there."""
-    written = _BRACKETED.fullmatch(body)
-    if written:  # most lines: "[source] => [target]", perhaps "/ [left] __ [right]": the fields are the brackets'
-        return tuple.__new__(GlmRule, (*written.groups(""), applies_to, number))  # not GlmRule's own __new__
-    return _read_rule(body, applies_to, number)
+    """The rule rfilter1 reads from one comment-free line holding ``=>``, or None when its source is empty.
 
+    SCTK's ``r_process_data_line`` (rfilter1's grules2.c), step by step: the source is what stands
+    before the first ``=>``; the target starts after the first space past the arrow, so ``A=>B C``
+    rewrites ``A`` to ``C`` and ``A=>B`` to nothing. The line's last ``/``, unless a ``[`` opens
+    after it before any ``]`` closes, ends the target; the first ``_`` after it is the slot
+    between the left and the right context, each read as the target is (past the first space after
+    the slash and after the slot). Every field loses one pair of ``[...]`` or ``"..."`` around it.
 
-def _read_rule(body: str, applies_to: str | None, number: int) -> GlmRule | None:
-    """`_rule` for any line, as rfilter1 reads it: each field a ``[...]``, ``'...'`` or bare string (`_field`)."""
-    if " => " not in f" {body} ".replace("\t", " ") or not body.split("=>")[0].strip():
-        return None  # rfilter1 reads no rule from "A=>B" or a line without an arrow
-    source, rest = _field(body[: body.index("=>")])
-    target, rest = _field(body[body.index("=>") + 2 :])
+    Args:
+        body: The line without its comment.
+        applies_to: The input-dependent section's regex the rule is read under, or None.
+        number: The line's number in the file.
+
+    Returns:
+        The rule, or None for an empty source (one that matches nowhere).
+
+    >>> _rule("[HE'S] => [{HE IS / HE HAS}] / [ ] __ [ ]", None, 1)[:4]
+    ("HE'S", '{HE IS / HE HAS}', ' ', ' ')
+    >>> [_rule(body, None, 1)[:2] for body in ("KINDA=>KIND OF", "KINDA=> KIND OF", "A=>B", '"A B" => X / Y')]
+    [('KINDA', 'OF'), ('KINDA', 'KIND OF'), ('A', ''), ('A B', 'X')]
+    """
+    arrow = body.index("=>")
+    last = _last_visible(body)
+    context = body.rfind("/")
+    if context >= 0:
+        close, opening = body.find("]", context), body.find("[", context)
+        # rfilter1 compares the two pointers, a missing "]" (NULL) below any "[": then the slash is inside brackets.
+        if opening >= 0 and close < opening:
+            context = -1
+    start = len(body) - len(body.lstrip("".join(_C_SPACE)))
+    source = ""
+    if start < arrow:
+        source = _unwrapped(body, start, _back_over_spaces(body, arrow - 1, start))
+    if not source:
+        return None
+    target_end = last if context < 0 else _back_over_spaces(body, context - 1, arrow)
+    target = _after_mark(body, arrow, target_end)
     left = right = ""
-    rest = rest.strip()
-    if rest.startswith("/") and "__" in rest:
-        before, after = rest[1:].split("__", 1)
-        left = _field(before)[0] if before.strip() else ""
-        right = _field(after)[0] if after.strip() else ""
+    slot = body.find("_", context) if context >= 0 else -1
+    if slot >= 0:
+        left = _after_mark(body, context, _back_over_spaces(body, slot - 1, context))
+        right = _after_mark(body, slot, last)
     return GlmRule(source, target, left, right, applies_to, number)
+
+
+def _last_visible(body: str) -> int:
+    """The place of the line's last character that is not a space (rfilter1's ``prtrim``)."""
+    return _back_over_spaces(body, len(body) - 1, 0)
+
+
+def _back_over_spaces(body: str, end: int, start: int) -> int:
+    """``end`` moved back over spaces, never below ``start``."""
+    while end > start and body[end] in _C_SPACE:
+        end -= 1
+    return end
+
+
+def _after_mark(body: str, mark: int, end: int) -> str:
+    """The field after the mark at ``mark`` (the arrow, the slash or the slot) up to ``end`` (included).
+
+    rfilter1 skips the mark's whole run of non-space characters (a field glued to the mark goes
+    with it), then the spaces; nothing is left unless that run ends before ``end``.
+    """
+    start = mark
+    while start < end and body[start] not in _C_SPACE:
+        start += 1
+    if start >= end:
+        return ""
+    while body[start] in _C_SPACE:
+        start += 1
+    return _unwrapped(body, start, end)
+
+
+def _unwrapped(body: str, start: int, end: int) -> str:
+    """``body[start:end + 1]`` without one pair of ``[...]`` or ``"..."`` around it."""
+    if (body[start] == "[" and body[end] == "]") or (body[start] == '"' and body[end] == '"'):
+        start, end = start + 1, end - 1
+    return body[start : end + 1]
 
 
 def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
@@ -108,9 +151,9 @@ def read_glm(path: str | os.PathLike, encoding: str = "utf-8") -> Glm:
     rfilter1 would make it part of the mark, and every trailing ``;;`` comment a target word.
     A file read before is not parsed again while it is unchanged (same size and modification time).
 
-    A line rfilter1 reads no rule from (``A=>B`` without spaces) is skipped, as rfilter1 skips it.
-    What rfilter1 refuses is refused: an empty file, a file without a rule (rfilter1 crashes on it),
-    and a line holding more than a comment but no ``=>`` (rfilter1: "no arrow").
+    Each rule is read as rfilter1 reads it (`_rule`), ``A=>B`` without spaces too. What rfilter1
+    refuses is refused: an empty file, a file without a rule (rfilter1 crashes on it), and a line
+    holding more than a comment but no ``=>`` (rfilter1: "no arrow").
 
     Args:
         path: The GLM file.
