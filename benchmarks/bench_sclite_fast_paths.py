@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 from bench_hubscr import GLM
 from bench_hubscr import corpus as conversations
-from common import header, time_side_by_side
+from common import header, load_average, time_side_by_side
 from corpus import make_pairs
 
-from lightscore.text.hubscr import ctm_times, ctm_words, glm, pipeline
+from lightscore.text.hubscr import ctm_words, glm, pipeline
 from lightscore.text.hubscr import reference as hubscr_reference
-from lightscore.text.hubscr.ctm_networks import shape_text
 from lightscore.text.sclite import align, batch, encode, markup
 from lightscore.text.sclite import reference as sclite_reference
 
@@ -89,16 +88,6 @@ def plain_batch_counts(pairs: list, vocabulary: encode.Vocabulary) -> list[tuple
     ]
 
 
-def plain_round3(values: np.ndarray) -> np.ndarray:
-    """`lightscore.text.hubscr.ctm_times.round3`'s plain twin: Python's ``round`` per value."""
-    return np.array([round(v, 3) for v in values.tolist()], dtype=np.float64)
-
-
-def plain_hyp_network(ids: list[int], shapes: list, entries: list, fold: Callable, vocabulary) -> encode.Encoded:
-    """`lightscore.text.hubscr.ctm_networks.hyp_network`'s plain twin: the text written, then read back."""
-    return encode.encode(fold(shape_text([shapes[k] for k in ids])), vocabulary)
-
-
 def whole_column_programme(chunk: list, vocabulary, tables: tuple, by_columns: bool) -> list:
     """`lightscore.text.sclite.batch._align_chunk` with the column programme turned off (the float programme)."""
     return FLOAT_CHUNK(chunk, vocabulary, tables, False)
@@ -113,6 +102,7 @@ def main() -> int:
     parser.add_argument("--long-words", type=int, default=1_500)
     parser.add_argument("--segments", type=int, default=4_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default="", help="run only the rows whose label holds this text (e.g. ctm)")
     args = parser.parse_args()
     header("fast paths of the sclite and hubscr families against their plain twins")
     print("| fast path | plain twin | fast s | plain s | gain | verdict | results |")
@@ -188,22 +178,6 @@ def main() -> int:
                 lambda *_: None,
             ),
             (
-                "csrfilt's times rounded in numpy (`ctm_times.round3`)",
-                "Python's `round` per time",
-                score,
-                ctm_times,
-                "round3",
-                plain_round3,
-            ),
-            (
-                "ctm items straight to networks (`ctm_networks.hyp_network`)",
-                "`encode(shape_text(...))`",
-                score,
-                pipeline,
-                "hyp_network",
-                plain_hyp_network,
-            ),
-            (
                 "markup read by one split (`encode.encode`)",
                 "`encode.encode_parsed`",
                 score,
@@ -238,9 +212,12 @@ def main() -> int:
             ),
         ]
         for label, twin, workload, module, name, plain in rows:
+            if args.only not in label:
+                continue
             _, equal = compare(label, twin, workload, module, name, plain, args.repeats)
             same.append(equal)
     print(f"\nworkloads: {args.pairs:,} corpus pairs; {args.segments:,} segments of conversation (GLM {GLM})")
+    print(f"load average at end: {load_average()}")
     return 0 if all(same) else 1
 
 

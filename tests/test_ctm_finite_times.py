@@ -14,7 +14,7 @@ import pytest
 
 from lightscore.cli.parser import main
 from lightscore.text.hubscr.pipeline import hubscr
-from lightscore.text.hubscr.stm_ctm import StmCtmError, read_ctm
+from lightscore.text.hubscr.stm_ctm import StmCtmError, read_ctm_items
 
 WORDS = "we are gonna meet at the e-mail office on monday uh at nine".split()
 
@@ -43,7 +43,7 @@ def test_a_non_finite_ctm_time_is_refused_with_file_and_line(
     with pytest.raises(StmCtmError, match=rf"hyp\.ctm line 3: {what} '{bad_time}' is not a finite number"):
         hubscr(stm, ctm, glm)
     with pytest.raises(StmCtmError, match=r"hyp\.ctm line 3"):
-        read_ctm(ctm)
+        read_ctm_items(ctm)
 
 
 def test_the_same_file_with_finite_times_scores(tmp_path: Path) -> None:

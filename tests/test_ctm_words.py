@@ -6,13 +6,12 @@ import random
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
-from lightscore.text.hubscr.ctm_fields import _even_lines, _kept_lines, ctm_fields
+from lightscore.text.hubscr.ctm_fields import ctm_fields
 from lightscore.text.hubscr.ctm_words import (
     Csrfilt,
     _by_columns,
@@ -22,7 +21,7 @@ from lightscore.text.hubscr.ctm_words import (
 )
 from lightscore.text.hubscr.glm import GLMS, glm_path, read_glm
 from lightscore.text.hubscr.pipeline import filter_ctm_lines
-from lightscore.text.hubscr.stm_ctm import Segment, assign_words, read_ctm, sort_ctm_lines
+from lightscore.text.hubscr.stm_ctm import StmSegment, assign_words, read_ctm_items, sort_ctm_lines
 
 
 def ctm_lines(rng: random.Random, count: int) -> list[str]:
@@ -41,7 +40,7 @@ def ctm_lines(rng: random.Random, count: int) -> list[str]:
 @pytest.mark.parametrize("name", GLMS)
 @pytest.mark.parametrize("seed", range(6))
 def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_path: Path) -> None:
-    """`filtered_words` equals csrfilt's printed lines read back by `read_ctm`: words, order and midpoints."""
+    """`filtered_words` equals csrfilt's printed lines read back by `read_ctm_items`: words, order and midpoints."""
     glm = read_glm(glm_path(name))
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(ctm_lines(random.Random(seed), 400)) + "\n", encoding="utf-8")
@@ -51,10 +50,10 @@ def test_ctm_read_directly_equals_the_printed_route(name: str, seed: int, tmp_pa
 
 
 def printed_route(path: Path, glm) -> tuple[dict, dict]:
-    """hubscr's route: the ctm sorted (`sort_ctm_lines`), csrfilt's printed lines read back by `read_ctm` in that
+    """hubscr's route: the ctm sorted (`sort_ctm_lines`), csrfilt's printed lines read back by `read_ctm_items` in that
     order: each conversation's words and midpoints."""
     with open(path, encoding="utf-8") as f:
-        printed = read_ctm(path, list(filter_ctm_lines(sort_ctm_lines(f), glm)), in_order=True)
+        printed = read_ctm_items(path, list(filter_ctm_lines(sort_ctm_lines(f), glm)), in_order=True)
     return (
         {key: [words_of(item) for item in items] for key, items in printed.items()},
         {key: [item.midpoint for item in items] for key, items in printed.items()},
@@ -115,23 +114,6 @@ def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], s
     assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
 
 
-line_gaps = st.sampled_from([" ", " ", "  ", "\t", "\n", "\n\n", " \n", "\r\n", "\x01"])
-
-
-@given(st.lists(st.tuples(field_texts, line_gaps), min_size=1, max_size=24), st.sampled_from(["", " ", "\n", ";; x\n"]))
-def test_usual_layout_is_read_as_any_other(fields: list[tuple[str, str]], head: str) -> None:
-    """The usual ctm's shortcut (`_even_lines`: one line break after every width-th field, nothing else below
-    28) finds the same fields as the general reader, or leaves the text to it."""
-    data = b" " * 16 + (head + "".join(field + gap for field, gap in fields)).encode("utf-8") + b" " * 16
-    raw = np.frombuffer(data, dtype=np.uint8)
-    edges = np.flatnonzero(np.diff(raw <= 32, prepend=True))
-    found = _even_lines(data, raw, edges)
-    if found is not None:
-        expected = _kept_lines(raw, edges)
-        assert expected is not None
-        assert found.starts.tolist() == expected.starts.tolist() and found.ends.tolist() == expected.ends.tolist()
-
-
 conversation_names = st.sampled_from(
     ["f", "fa", "file0000", "file0001", "file00001", "sw02001-A_000012", "sw02001-A_000013"]
 )
@@ -139,8 +121,7 @@ conversation_names = st.sampled_from(
 
 @given(st.lists(st.tuples(conversation_names, st.sampled_from(["A", "B", "AB"])), min_size=1, max_size=30))
 def test_runs_number_the_conversations_in_order(keys: list[tuple[str, str]]) -> None:
-    """`Fields.runs` numbers each (file, channel) in order of first appearance (names of 1 to 16 bytes, sharing
-    prefixes, so that the eight-byte words compared differ only past a name's end or in a second word)."""
+    """`Fields.runs` numbers each (file, channel) in order of first appearance (names sharing prefixes)."""
     fields = ctm_fields("".join(f"{name} {channel} 1 2 x\n" for name, channel in keys))
     numbers = {key: k for k, key in enumerate(dict.fromkeys(keys))}
     found, line_key = fields.runs(0, 1)
@@ -197,7 +178,7 @@ def taken_by_walking(ends: list[float], mids: list[float]) -> list[int]:
 def test_segments_take_the_items_sclite_gives_them(ends: list[int], mids: list[int], ordered: bool) -> None:
     """`assign_words` (a bisection where midpoints are in order, else a walk) equals the plain rule."""
     mids = sorted(mids) if ordered else mids
-    segments = [Segment("f", "A", "s", k, end / 2, "", f"w{k}", k) for k, end in enumerate(ends)]
+    segments = [StmSegment("f", "A", "s", k, end / 2, "", f"w{k}", k) for k, end in enumerate(ends)]
     items = [(("x",),)] * len(mids)
     assigned = assign_words(segments, {("f", "A"): items}, {("f", "A"): [m / 2 for m in mids]})
     assert [len(taken) for _, _, taken in assigned] == taken_by_walking(

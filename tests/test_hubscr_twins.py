@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
 from lightscore.text.hubscr import reference
-from lightscore.text.hubscr.ctm_fields import ctm_fields
 from lightscore.text.hubscr.glm import GLMS, glm_path, read_glm
 from lightscore.text.hubscr.glm_cursor import rewrite
 
@@ -40,27 +39,3 @@ def test_unpadded_texts_and_words_learned_earlier_equal_rfilter1(text: str) -> N
     glm = NIST[0]
     for probe in (text, f" {text} ", f" gonna {text} "):
         assert rewrite(probe, glm, "stm", "ref") == reference.rfilter1(probe, glm, "stm", "ref")
-
-
-field = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", ".", "0"]), min_size=1, max_size=4)
-gap = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c"])
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.lists(field, min_size=5, max_size=6), gap, st.sampled_from(["", ";;"])), max_size=10))
-@example([])
-@example([(["f", "A", "1.0005", "2", "x"], " ", "")])
-def test_the_byte_level_ctm_reader_equals_the_line_split_reader(lines: list[tuple[list[str], str, str]]) -> None:
-    """`ctm_fields` (fields found in the bytes, times read eight bytes at a time) against `plain_fields`."""
-    text = "\n".join(mark + spaces.join(fields) for fields, spaces, mark in lines)
-    fast, plain = ctm_fields(text), reference.plain_fields(text)
-    assert (fast is None) == (plain is None)
-    if fast is None or plain is None:
-        return
-    assert [fast.column(k) for k in range(fast.width)] == [plain.column(k) for k in range(plain.width)]
-    for k in range(fast.width):
-        found, expected = fast.times(k), plain.times(k)
-        assert (found is None and expected is None) or found.tolist() == expected.tolist()
-    keys, numbers = fast.runs(0, 1)
-    plain_keys, plain_numbers = plain.runs(0, 1)
-    assert keys == plain_keys and numbers.tolist() == plain_numbers.tolist()

@@ -1,4 +1,5 @@
-"""`read_stm` against the plain reading of sclite's stm format: every line split into fields, the transcript joined."""
+"""`read_stm_segments` against the plain reading of sclite's stm format: every line split into fields, the transcript
+joined."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from test_sclite_case import needs_sctk
 
 from lightscore.text.hubscr.glm import glm_path
 from lightscore.text.hubscr.pipeline import hubscr
-from lightscore.text.hubscr.stm_ctm import Segment, StmCtmError, read_stm
+from lightscore.text.hubscr.stm_ctm import StmCtmError, StmSegment, read_stm_segments
 
 
-def plain_reading(text: str) -> list[Segment]:
+def plain_reading(text: str) -> list[StmSegment]:
     """Each line that is not blank or a comment: split at whitespace, labels ``<...>`` after the times."""
     segments = []
     for number, raw in enumerate(text.split("\n"), 1):
@@ -32,7 +33,7 @@ def plain_reading(text: str) -> list[Segment]:
             begin, end = float(fields[3]), float(fields[4])
         except ValueError:
             raise StmCtmError(f"line {number}: not a number") from None
-        segments.append(Segment(*fields[:3], begin, end, labels, text, number))
+        segments.append(StmSegment(*fields[:3], begin, end, labels, text, number))
     return segments
 
 
@@ -57,15 +58,20 @@ def test_read_stm_equals_the_plain_reading(lines: list[str], tmp_path_factory: p
         expected = plain_reading(text)
     except StmCtmError as error:
         with pytest.raises(StmCtmError, match="needs 5 fields" if "number" not in str(error) else "not a number"):
-            read_stm(path)
+            read_stm_segments(path)
         return
-    assert read_stm(path) == expected
+    assert read_stm_segments(path) == expected
 
 
 STM = "sw1 A spk1 0.00 2.00 hello there friend\nSW1 A spk2 3.00 5.00 good morning sir\n"
-CTM = "".join(f"{name} A {start:.2f} 0.5 {word} 0.9\n" for name, start, word in
-              [("sw1", 0.1, "hello"), ("sw1", 0.6, "there"), ("sw1", 3.1, "good"), ("sw1", 3.6, "evening"),
-               ("sw1", 4.1, "sir")])  # fmt: skip
+CTM_WORDS = [
+    ("sw1", 0.1, "hello"),
+    ("sw1", 0.6, "there"),
+    ("sw1", 3.1, "good"),
+    ("sw1", 3.6, "evening"),
+    ("sw1", 4.1, "sir"),
+]
+CTM = "".join(f"{name} A {start:.2f} 0.5 {word} 0.9\n" for name, start, word in CTM_WORDS)
 
 
 def write_pair(folder: Path, stm: str, ctm: str) -> tuple[Path, Path]:
@@ -124,3 +130,16 @@ def test_sclite_stops_at_a_ctm_conversation_without_reference(tmp_path: Path, st
     command = ["sctk", "sclite", "-r", stm.name, "stm", "-h", ctm.name, "ctm", "-o", "sum", "stdout"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode != 0 and "Hyp file has more data than ref file" in done.stdout + done.stderr
+
+
+def test_old_names_import_as_the_renamed_ones_with_a_warning() -> None:
+    """``Segment``, ``read_stm`` and ``read_ctm`` meant these before `lightscore.segments` took the names."""
+    from lightscore.text.hubscr import stm_ctm
+
+    with pytest.warns(DeprecationWarning, match=r"stm_ctm\.Segment moved to lightscore\.text\.hubscr\.stm_ctm\.StmSeg"):
+        assert stm_ctm.Segment is stm_ctm.StmSegment
+    with pytest.warns(DeprecationWarning, match=r"stm_ctm\.read_stm moved to .*\.read_stm_segments"):
+        from lightscore.text.hubscr.stm_ctm import read_stm
+    with pytest.warns(DeprecationWarning, match=r"hubscr\.read_ctm moved to .*stm_ctm\.read_ctm_items"):
+        from lightscore.text.hubscr import read_ctm
+    assert (read_stm, read_ctm) == (stm_ctm.read_stm_segments, stm_ctm.read_ctm_items)

@@ -8,7 +8,10 @@ its module on first use.
 ('en20030506', 'en20090415')
 """
 
+from typing import Any
+
 from lightscore._lazy import lazy_exports
+from lightscore._moved_names import moved_names
 
 _EXPORTS = {
     "HubscrReference": "lightscore.text.hubscr.pipeline",
@@ -25,9 +28,21 @@ _EXPORTS = {
     "glm_path": "lightscore.text.hubscr.glm",
     "read_glm": "lightscore.text.hubscr.glm",
     "StmCtmError": "lightscore.text.hubscr.stm_ctm",
-    "read_stm": "lightscore.text.hubscr.stm_ctm",
-    "read_ctm": "lightscore.text.hubscr.stm_ctm",
+    "StmSegment": "lightscore.text.hubscr.stm_ctm",
+    "read_stm_segments": "lightscore.text.hubscr.stm_ctm",
+    "read_ctm_items": "lightscore.text.hubscr.stm_ctm",
     "LANGUAGES": "lightscore.text.hubscr.languages",
 }
+# Old names, renamed so as not to read as `lightscore.segments`' readers (meeting sessions): a DeprecationWarning.
+_RENAMED = {
+    "read_stm": "lightscore.text.hubscr.stm_ctm.read_stm_segments",
+    "read_ctm": "lightscore.text.hubscr.stm_ctm.read_ctm_items",
+}
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
+_offered, __dir__ = lazy_exports(globals(), _EXPORTS)
+_renamed = moved_names(globals(), _RENAMED)
+
+
+def __getattr__(name: str) -> Any:
+    """A name of `_EXPORTS`, loaded on first use, or an old name of `_RENAMED` (with a DeprecationWarning)."""
+    return _renamed(name) if name in _RENAMED else _offered(name)

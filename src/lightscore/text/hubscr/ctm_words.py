@@ -2,7 +2,7 @@
 
 ``hubscr`` runs ``csrfilt -i ctm -t hyp -dh`` and sclite reads the printed lines
 back (`lightscore.text.hubscr.pipeline.filter_ctm_lines`, then
-`lightscore.text.hubscr.stm_ctm.read_ctm`). Scoring needs only each item's words and
+`lightscore.text.hubscr.stm_ctm.read_ctm_items`). Scoring needs only each item's words and
 its midpoint (`lightscore.text.hubscr.stm_ctm.assign_words`), so `filtered_words`
 goes there directly: each distinct word is filtered once into its *shape* (its
 alternatives, each a tuple of words), and a line's times are worked out only as
@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lightscore.text.hubscr.ctm_fields import Fields, ctm_fields
+from lightscore.text.hubscr.ctm_fields import Fields, ctm_fields, ctm_rows
 from lightscore.text.hubscr.ctm_times import alternation_times, split_times
 from lightscore.text.hubscr.glm import Glm, csrfilt_lines
 from lightscore.text.hubscr.stm_ctm import CtmItem
@@ -142,7 +142,7 @@ def _read(text: str, conf: bool) -> _Filtered:
 def filtered_words(
     path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8"
 ) -> tuple[dict[Key, list[Shape]], dict[Key, list[float]]] | None:
-    """The filtered ctm's items as shapes, per ``(file, channel)`` in `read_ctm`'s order, and their midpoints.
+    """The filtered ctm's items as shapes, per ``(file, channel)`` in `read_ctm_items`'s order, and their midpoints.
 
     `filtered_items` with each item's shape in place of its number.
     """
@@ -151,7 +151,7 @@ def filtered_words(
 
 
 def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = "utf-8") -> CtmShapes | None:
-    """The filtered ctm's items, per ``(file, channel)`` in `read_ctm`'s order, as numbers into a table of shapes.
+    """The filtered ctm's items, per ``(file, channel)`` in `read_ctm_items`'s order, as numbers into a table of shapes.
 
     Args:
         path: The ctm file.
@@ -171,8 +171,7 @@ def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = 
     found = _by_columns(fields, csrfilt, known) if fields is not None else None
     if found is not None:
         return found
-    rows = [row for row in map(str.split, text.split("\n")) if row and not row[0].startswith(";;")]
-    found = _line_by_line(rows, csrfilt, known)
+    found = _line_by_line(ctm_rows(text), csrfilt, known)
     return None if found is None else CtmShapes(*numbered(found[0]), found[1])
 
 
@@ -313,7 +312,7 @@ def _span(at: float, length: float, begin: float, duration: float, lengths: tupl
     """An alternation's earliest begin and latest midpoint (`CtmItem.midpoint`) from its alternatives' lengths.
 
     Each alternative starts at ``begin``; a word's midpoint grows with its place, so an
-    alternative's last word has its latest. With no word at all both are 0, as in `read_ctm`.
+    alternative's last word has its latest. With no word at all both are 0, as in `read_ctm_items`.
     ``at`` and ``length`` are ``begin`` and ``duration`` rounded (a one-word alternative's times).
 
     >>> _span(1.0, 0.5, 1.0, 0.5, (1, 2))

@@ -10,18 +10,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from lightscore.text.hubscr.stm_ctm import CONVERSATION, Key, Segment, StmCtmError
+from lightscore.text.hubscr.stm_ctm import CONVERSATION, Key, StmCtmError, StmSegment
 
 __all__ = ["check_ctm_conversations", "check_ctm_names", "check_stm_names"]
 
 
-def check_stm_names(segments: list[Segment], folded: dict[Key, Key], stm: str | os.PathLike) -> None:
+def check_stm_names(segments: list[StmSegment], folded: dict[Key, Key], stm: str | os.PathLike) -> None:
     """Refuse two conversations of ``segments`` whose names fold alike (``folded``: each name, folded).
 
     Raises:
         StmCtmError: naming the first line of the second conversation (`_case_clash`).
 
-    >>> a, b = Segment("sw1", "A", "s", 0, 1, "", "x", 1), Segment("SW1", "A", "s", 2, 3, "", "y", 2)
+    >>> a, b = StmSegment("sw1", "A", "s", 0, 1, "", "x", 1), StmSegment("SW1", "A", "s", 2, 3, "", "y", 2)
     >>> check_stm_names([a, b], {("sw1", "A"): ("sw1", "a"), ("SW1", "A"): ("sw1", "a")}, "ref.stm")
     Traceback (most recent call last):
     lightscore.text.hubscr.stm_ctm.StmCtmError: ref.stm line 2: conversation 'SW1 A' and 'sw1 A' differ ...

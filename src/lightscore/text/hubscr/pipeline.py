@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
-from lightscore.text.hubscr.ctm_networks import all_indices, fold_all, hyp_network
+from lightscore.text.hubscr.ctm_networks import fold_all, hyp_networks
 from lightscore.text.hubscr.ctm_words import (
     NUMERIC,
     Csrfilt,
@@ -40,11 +40,11 @@ from lightscore.text.hubscr.languages import language as hubscr_language
 from lightscore.text.hubscr.names import check_ctm_conversations, check_ctm_names, check_stm_names
 from lightscore.text.hubscr.stm_ctm import (
     CONVERSATION,
-    Segment,
+    StmSegment,
     assign_words,
     is_ignored,
-    read_ctm,
-    read_stm,
+    read_ctm_items,
+    read_stm_segments,
     sort_ctm_lines,
 )
 from lightscore.text.sclite.case import sclite_fold
@@ -176,7 +176,7 @@ class HubscrReference:
         self._lang = lang = hubscr_language(language)
         with _collector_paused():
             self._rules = read_glm(glm_path(glm), lang.encoding) if glm is not None else None
-            segments = read_stm(stm, lang.encoding)
+            segments = read_stm_segments(stm, lang.encoding)
             texts = [s.text for s in segments]
             if self._rules is not None:
                 scored = [k for k, text in enumerate(texts) if not is_ignored(text)]
@@ -207,8 +207,7 @@ class HubscrReference:
             scored, shapes = self._assigned(ctm)
             if self._refs is None:
                 self._refs = [encode(text, vocabulary) for text in fold_all([seg.text for _, seg, _ in scored], fold)]
-            entries = all_indices(shapes, fold, vocabulary)
-            hyps = [hyp_network(ids, shapes, entries, fold, vocabulary) for _, _, ids in scored]
+            hyps = hyp_networks([ids for _, _, ids in scored], shapes, fold, vocabulary)
             new = tuple.__new__  # not SegmentCounts' own __new__, a Python function
             return [
                 new(SegmentCounts, (utt_id, seg.speaker, seg.file, seg.channel, *counts))
@@ -232,19 +231,19 @@ class HubscrReference:
                 for utt_id, seg, ids in scored
             ]
 
-    def _assigned(self, ctm: str | os.PathLike) -> tuple[list[tuple[str, Segment, list[int]]], list[Shape]]:
+    def _assigned(self, ctm: str | os.PathLike) -> tuple[list[tuple[str, StmSegment, list[int]]], list[Shape]]:
         """The scored segments with their ctm items (numbers into the table of shapes), and the table."""
         lang, rules, found = self._lang, self._rules, None
         if rules is not None:
             found = filtered_items(ctm, Csrfilt(rules, lang.upcase, lang.latin1), lang.encoding)
         if found is None:
             if rules is not None:
-                read_ctm(ctm, encoding=lang.encoding)  # the file's own mistakes, named at its own lines
+                read_ctm_items(ctm, encoding=lang.encoding)  # the file's own mistakes, named at its own lines
                 with open(ctm, encoding=lang.encoding) as f:
                     filtered = filter_ctm_lines(sort_ctm_lines(f), rules, True, lang.upcase, lang.latin1)
-                    items = read_ctm(ctm, list(filtered), in_order=True)
+                    items = read_ctm_items(ctm, list(filtered), in_order=True)
             else:
-                items = read_ctm(ctm, encoding=lang.encoding)
+                items = read_ctm_items(ctm, encoding=lang.encoding)
             table, ids = numbered({key: [words_of(item) for item in its] for key, its in items.items()})
             found = CtmShapes(table, ids, {key: [item.midpoint for item in its] for key, its in items.items()})
         keys = _folded_keys(found.ids, self._fold)
@@ -255,19 +254,19 @@ class HubscrReference:
         return assign_words(self._segments, ids, midpoints), found.shapes  # type: ignore[arg-type]
 
 
-def _fold_names(segments: list[Segment], fold: Callable[[str], str], texts: list[str]) -> list[Segment]:
+def _fold_names(segments: list[StmSegment], fold: Callable[[str], str], texts: list[str]) -> list[StmSegment]:
     """The segments with their files, channels and speakers folded (sclite folds whole lines, ids too), and these
     texts (the filtered ones).
 
-    >>> [s[:3] + s[6:7] for s in _fold_names([Segment("F1", "A", "S", 0, 1, "", "x", 1)], str.lower, ["Y"])]
+    >>> [s[:3] + s[6:7] for s in _fold_names([StmSegment("F1", "A", "S", 0, 1, "", "x", 1)], str.lower, ["Y"])]
     [('f1', 'a', 's', 'Y')]
-    >>> [s[:3] for s in _fold_names([Segment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower, ["x"])]
+    >>> [s[:3] for s in _fold_names([StmSegment("F\\0G", "A", "S", 0, 1, "", "x", 1)], str.lower, ["x"])]
     [('f\\x00g', 'a', 's')]
     """
     names = fold_all(list(chain.from_iterable((s.file, s.channel, s.speaker) for s in segments)), fold)
-    new = tuple.__new__  # not Segment's own __new__, a Python function
+    new = tuple.__new__  # not StmSegment's own __new__, a Python function
     return [
-        new(Segment, (file, channel, speaker, s.begin, s.end, s.labels, text, s.line))
+        new(StmSegment, (file, channel, speaker, s.begin, s.end, s.labels, text, s.line))
         for file, channel, speaker, s, text in zip(names[0::3], names[1::3], names[2::3], segments, texts)
     ]
 

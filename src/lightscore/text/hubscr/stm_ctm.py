@@ -27,19 +27,20 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lightscore._moved_names import moved_names
 from lightscore.text.hubscr.spacing import single_spaced
 
 __all__ = [
     "CONVERSATION",
     "IGNORE",
     "CtmItem",
-    "Segment",
     "StmCtmError",
+    "StmSegment",
     "assign_words",
     "hyp_text",
     "is_ignored",
-    "read_ctm",
-    "read_stm",
+    "read_ctm_items",
+    "read_stm_segments",
     "sort_ctm_lines",
 ]
 
@@ -52,8 +53,8 @@ class StmCtmError(ValueError):
     """A malformed stm or ctm line; the message names the file and the line."""
 
 
-class Segment(NamedTuple):
-    """One stm reference segment."""
+class StmSegment(NamedTuple):
+    """One stm reference segment as sclite scores it (not `lightscore.segments.Segment`, a meeting's segment)."""
 
     file: str
     channel: str
@@ -103,7 +104,7 @@ def _lines(path: str | os.PathLike, encoding: str = "utf-8") -> list[str]:
         return f.readlines()
 
 
-def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
+def read_stm_segments(path: str | os.PathLike, encoding: str = "utf-8") -> list[StmSegment]:
     """The segments of an stm file (read as ``encoding``), in file order.
 
     Raises:
@@ -112,11 +113,12 @@ def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "ref.stm"
     >>> _ = p.write_text(";; x\\nf1 A spk1 0.0 1.5 <o,f0,male> uh huh\\n")
-    >>> read_stm(p)
-    [Segment(file='f1', channel='A', speaker='spk1', begin=0.0, end=1.5, labels='<o,f0,male>', text='uh huh', line=2)]
+    >>> [segment] = read_stm_segments(p)
+    >>> segment[:5], segment.labels, segment.text, segment.line
+    (('f1', 'A', 'spk1', 0.0, 1.5), '<o,f0,male>', 'uh huh', 2)
     """
     where, segments = os.fspath(path), []
-    new = tuple.__new__  # not Segment's own __new__, a Python function: one call per line saved
+    new = tuple.__new__  # not StmSegment's own __new__, a Python function: one call per line saved
     with open(path, encoding=encoding) as f:
         rows = _stm_rows(f.read())
     for number, parts in rows:
@@ -129,7 +131,7 @@ def read_stm(path: str | os.PathLike, encoding: str = "utf-8") -> list[Segment]:
         rest = parts[5] if len(parts) > 5 else ""
         first, _, after = rest.partition(" ")
         labels = first if first[:1] == "<" and first[-1:] == ">" else ""
-        segments.append(new(Segment, (*parts[:3], begin, end, labels, after if labels else rest, number)))
+        segments.append(new(StmSegment, (*parts[:3], begin, end, labels, after if labels else rest, number)))
     return segments
 
 
@@ -151,7 +153,7 @@ def _stm_rows(text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def read_ctm(
+def read_ctm_items(
     path: str | os.PathLike, lines: Iterable[str] | None = None, encoding: str = "utf-8", in_order: bool = False
 ) -> dict[tuple[str, str], list[CtmItem]]:
     """The items of a ctm file (read as ``encoding``, or of its ``lines``, e.g. filtered) per ``(file, channel)``,
@@ -166,7 +168,7 @@ def read_ctm(
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "hyp.ctm"
     >>> _ = p.write_text("f1 A 0.5 0.25 hello 0.9\\nf1 A * * <ALT_BEGIN>\\nf1 A 1 0.5 a\\nf1 A * * <ALT>\\n"
     ...                  "f1 A 1 0.5 b\\nf1 A * * <ALT_END>\\n")
-    >>> [hyp_text([item]) for item in read_ctm(p)[("f1", "A")]]
+    >>> [hyp_text([item]) for item in read_ctm_items(p)[("f1", "A")]]
     ['hello', '{ a / b }']
     """
     where = os.fspath(path)
@@ -248,27 +250,27 @@ def hyp_text(items: Iterable[CtmItem]) -> str:
 
 
 def assign_words(
-    segments: list[Segment],
+    segments: list[StmSegment],
     ctm: dict[tuple[str, str], list[CtmItem]],
     midpoints: dict[tuple[str, str], list[float]] | None = None,
-) -> list[tuple[str, Segment, list[CtmItem]]]:
+) -> list[tuple[str, StmSegment, list[CtmItem]]]:
     """sclite's chopping of the hypothesis: ``(utterance id, segment, its items)`` per scored segment.
 
     Args:
-        segments: From `read_stm`.
-        ctm: From `read_ctm`.
+        segments: From `read_stm_segments`.
+        ctm: From `read_ctm_items`.
         midpoints: Each item's `CtmItem.midpoint`, per key of ``ctm``, when the reader has them already.
 
     Returns:
         One entry per segment whose text sclite does not ignore (`is_ignored`), in sclite's order
         (file, channel, then time), named ``<speaker>-NNN`` per speaker in that order.
 
-    >>> seg = [Segment("f", "1", "s", 0, 1, "", "a", 1), Segment("f", "1", "s", 2, 3, "", "b", 2)]
+    >>> seg = [StmSegment("f", "1", "s", 0, 1, "", "a", 1), StmSegment("f", "1", "s", 2, 3, "", "b", 2)]
     >>> words = {("f", "1"): [CtmItem((((0.9, 0.2, "x"),),), 1), CtmItem((((5.0, 0.2, "y"),),), 2)]}
     >>> [(utt, [hyp_text([i]) for i in items]) for utt, _, items in assign_words(seg, words)]
     [('s-000', []), ('s-001', ['x', 'y'])]
     """
-    groups: dict[tuple[str, str], list[Segment]] = {}
+    groups: dict[tuple[str, str], list[StmSegment]] = {}
     for segment in segments:
         groups.setdefault((segment.file, segment.channel), []).append(segment)
     counters: dict[str, int] = {}
@@ -345,4 +347,14 @@ _IGNORE_MARK = re.compile(f"{IGNORE}|{_IGNORE_JOINED}", re.IGNORECASE | re.ASCII
 
 
 Key = tuple[str, str]  # a conversation's (file, channel)
-CONVERSATION = itemgetter(0, 1)  # a Segment's `Key`
+CONVERSATION = itemgetter(0, 1)  # a StmSegment's `Key`
+
+# The names these had before: `lightscore.segments` holds a `Segment`, `read_stm` and `read_ctm` of its own.
+__getattr__ = moved_names(
+    globals(),
+    {
+        "Segment": "lightscore.text.hubscr.stm_ctm.StmSegment",
+        "read_stm": "lightscore.text.hubscr.stm_ctm.read_stm_segments",
+        "read_ctm": "lightscore.text.hubscr.stm_ctm.read_ctm_items",
+    },
+)
