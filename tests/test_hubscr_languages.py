@@ -31,8 +31,28 @@ AÑO     =>  ANYO        / [ ] __ [ ]
 PA'     =>  PARA        / [ ] __ [ ]
 """
 
-LATIN = ["canción", "CANCIÓN", "Canción", "año", "AÑO", "eh", "EH", "pa'", "sí", "SÍ", "niño", "Niño", "del", "el",
-         "ÿa", "wor-", "(eh)", "mm-hmm", "Hola", "hola"]  # fmt: skip
+LATIN = [
+    "canción",
+    "CANCIÓN",
+    "Canción",
+    "año",
+    "AÑO",
+    "eh",
+    "EH",
+    "pa'",
+    "sí",
+    "SÍ",
+    "niño",
+    "Niño",
+    "del",
+    "el",
+    "ÿa",
+    "wor-",
+    "(eh)",
+    "mm-hmm",
+    "Hola",
+    "hola",
+]
 ARABIC = ["مرحبا", "كتاب", "السلام", "عليكم", "Hello", "hello", "HELLO", "eh", "wor-", "(eh)", "ok"]
 
 

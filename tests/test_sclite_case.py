@@ -45,9 +45,7 @@ def lightscore_counts(metric: WER, pairs: Sequence[tuple[str, str]]) -> list[tup
     ids = [f"spk{k % 3}-utt{k:05d}" for k in range(len(pairs))]
     feed(metric, {"ref": [r for r, _ in pairs], "hyp": [h for _, h in pairs]}, ids)
     records = {r.utt_id: r for r in metric.utterance_records()}
-    return [
-        (r.ref_len - r.sub - r.dele, r.sub, r.dele, r.ins) for r in (records[utt_id] for utt_id in ids)
-    ]  # fmt: skip
+    return [(r.ref_len - r.sub - r.dele, r.sub, r.dele, r.ins) for r in (records[utt_id] for utt_id in ids)]
 
 
 # Upper/lower pairs sclite folds differently from str.lower: Cyrillic, Greek, Latin with diacritics,
