@@ -1,7 +1,7 @@
 """ESPnet2's mel-cepstral distortion: SPTK mel-cepstra, frames aligned by DTW, `mcd_dtw`.
 
 `mcd_dtw` equals ESPnet2's ``evaluate_mcd.py`` with its default arguments:
-`sptk_mcep` frames (pysptk) of both signals at int16 scale, aligned by fastdtw
+`sptk_mcep` frames (SPTK's mcep, `lightscore.audio.sptk`) of both signals at int16 scale, aligned by fastdtw
 (`dtw_pairs`). The mel-cepstrum settings per rate (`ESPNET_MCEP_PARAMS`), the
 frame sizes and the DTW are shared with the WORLD F0 measures of
 `lightscore.audio.world_pitch`.
@@ -23,7 +23,7 @@ import numpy as np
 from fastdtw import fastdtw
 
 from lightscore.audio.checks import check_pair
-from lightscore.audio.third_party import import_module
+from lightscore.audio.sptk import hamming, mcep
 
 __all__ = [
     "ESPNET_MCEP_PARAMS",
@@ -121,7 +121,8 @@ def sptk_mcep(
     """SPTK mel-cepstra ``(frames, order + 1)`` of ``wave`` as ESPnet's ``sptk_extract``.
 
     Hamming-windowed frames of ``n_fft`` samples every ``n_shift``, no padding,
-    ``pysptk.mcep(frame, order, alpha, eps=1e-6, etype=1)``; ``order`` and
+    ``pysptk.mcep(frame, order, alpha, eps=1e-6, etype=1)`` (`lightscore.audio.sptk.mcep`, every
+    frame at once; pysptk needs ``pkg_resources``); ``order`` and
     ``alpha`` default to `mcep_params`. ``wave`` is used as given (ESPnet passes int16-scale samples).
 
     Args:
@@ -135,8 +136,6 @@ def sptk_mcep(
 
     Raises:
         ValueError: ``wave`` is shorter than one frame, or the rate has no default.
-        PkgResourcesError: pysptk cannot be imported without ``pkg_resources`` (see
-            `lightscore.audio.third_party`).
 
     >>> sptk_mcep(np.random.default_rng(0).standard_normal(2048), 16000).shape
     (5, 24)
@@ -145,9 +144,8 @@ def sptk_mcep(
         order, alpha = mcep_params(sample_rate)
     if wave.size < n_fft:
         raise ValueError(f"the signal has {wave.size} samples, fewer than one {n_fft}-sample analysis frame")
-    pysptk = import_module("pysptk", "mcd_dtw")
-    frames = np.lib.stride_tricks.sliding_window_view(wave, n_fft)[::n_shift] * pysptk.sptk.hamming(n_fft)
-    return np.stack([pysptk.mcep(frame, order, alpha, eps=1e-6, etype=1) for frame in frames])
+    frames = np.lib.stride_tricks.sliding_window_view(wave, n_fft)[::n_shift] * hamming(n_fft)
+    return mcep(frames, order, alpha, eps=1e-6)
 
 
 def mcd_dtw(

@@ -1,19 +1,16 @@
 """The audio packages whose imports need ``pkg_resources``, and how lightscore's import chain does without it.
 
 setuptools 82 removed ``pkg_resources``, and a Python 3.12 venv has no setuptools at all, yet three
-packages the audio metrics use import it when they are imported:
+packages the audio metrics used import it when they are imported:
 
 - pyworld 0.3.5's ``__init__`` (to read its own version). Its compiled module ``pyworld.pyworld`` holds
   the whole API and imports only numpy: `pyworld_module` loads it from pyworld's folder without the
-  ``__init__``. The WORLD F0 measures need nothing more (`lightscore.audio.world_pitch` warps cepstra
-  with its own SPTK ``freqt``).
-- pysptk 1.0.1's ``util.py``, which its compiled ``_sptk`` imports too, so no part of pysptk loads
-  without it: ``mcd_dtw`` (SPTK's ``mcep``) needs ``setuptools<81``.
+  ``__init__``.
+- pysptk 1.0.1's ``util.py``, which every part of pysptk imports, its compiled ``_sptk`` too: lightscore
+  no longer imports pysptk; `lightscore.audio.sptk` runs the SPTK routines ESPnet's measures call.
 - webrtcvad 2.0.10, which resemblyzer imports: ``SpeakerSimilarity`` needs webrtcvad-wheels (the same
-  module, without ``pkg_resources``) or ``setuptools<81``.
-
-`import_module` turns the last two failures into one line naming the package, the cause and the fix,
-raised when the metric is built.
+  module, without ``pkg_resources``) or ``setuptools<81``. `import_module` turns that failure into one
+  line naming the package, the cause and the fix, raised when the metric is built.
 """
 
 from __future__ import annotations
@@ -29,7 +26,6 @@ from types import ModuleType
 __all__ = ["NEEDS_PKG_RESOURCES", "PkgResourcesError", "import_module", "pyworld_module"]
 
 NEEDS_PKG_RESOURCES: dict[str, tuple[str, str]] = {
-    "pysptk": ("pysptk 1.0.1's util.py", "pip install 'setuptools<81'"),
     "resemblyzer": (
         "resemblyzer's webrtcvad 2.0.10",
         "pip uninstall -y webrtcvad && pip install webrtcvad-wheels",
@@ -47,7 +43,7 @@ def import_module(name: str, what: str) -> ModuleType:
 
     Args:
         name: A key of `NEEDS_PKG_RESOURCES` (or any module: it is imported as usual).
-        what: Who needs it, first in the message (``"SignalMetrics(mcd_dtw)"``).
+        what: Who needs it, first in the message (``"SpeakerSimilarity"``).
 
     Returns:
         The module.

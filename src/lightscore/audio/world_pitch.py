@@ -15,12 +15,11 @@ values. Signals are checked by `lightscore.audio.checks`.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from lightscore.audio.checks import check_pair
 from lightscore.audio.mel_cepstrum import INT16_SCALE, N_FFT, N_SHIFT, dtw_pairs, mcep_params
+from lightscore.audio.sptk import freqt_matrix
 from lightscore.audio.third_party import pyworld_module
 
 __all__ = [
@@ -30,7 +29,6 @@ __all__ = [
     "UNDEFINED_F0",
     "f0_corr_dtw",
     "f0_rmse_dtw",
-    "freqt",
     "log_f0_rmse_dtw",
     "vde",
     "world_f0",
@@ -41,43 +39,6 @@ F0_MIN_HZ, F0_MAX_HZ = 40, 800
 """ESPnet's ``evaluate_f0.py`` F0 search range."""
 F0_METHODS = ("harvest", "dio")
 """The WORLD F0 extractors: harvest (ESPnet's) and dio + stonemask."""
-
-
-def freqt(cepstrum: np.ndarray, order: int, alpha: float) -> np.ndarray:
-    """SPTK's ``freqt`` (``pysptk.freqt``): cepstra warped by the all-pass constant ``alpha``, to ``order + 1`` values.
-
-    SPTK's recursion, run on every row of ``cepstrum`` at once. pysptk cannot be imported without
-    ``pkg_resources`` (`lightscore.audio.third_party`), and this is all the F0 measures took from it;
-    tests/test_audio_no_pkg_resources.py holds it equal to ``pysptk.freqt``.
-
-    Args:
-        cepstrum: Cepstra on the last axis.
-        order: The order of the warped cepstra.
-        alpha: The all-pass constant.
-
-    Returns:
-        ``(..., order + 1)`` warped cepstra.
-
-    >>> freqt(np.array([1.0, 0.5]), 2, 0.0).tolist()  # alpha 0 warps nothing
-    [1.0, 0.5, 0.0]
-    """
-    beta = 1 - alpha * alpha
-    warped = np.zeros((*cepstrum.shape[:-1], order + 1))
-    for coefficient in np.moveaxis(cepstrum, -1, 0)[::-1]:  # the last coefficient first, as SPTK
-        last = warped.copy()
-        warped[..., 0] = coefficient + alpha * last[..., 0]
-        if order >= 1:
-            warped[..., 1] = beta * last[..., 0] + alpha * last[..., 1]
-        for j in range(2, order + 1):
-            # warped[..., j - 1] is already this step's value: SPTK's in-place update
-            warped[..., j] = last[..., j - 1] + alpha * (last[..., j] - warped[..., j - 1])
-    return warped
-
-
-@functools.lru_cache(maxsize=8)
-def freqt_matrix(length: int, order: int, alpha: float) -> np.ndarray:
-    """`freqt` as a ``(length, order + 1)`` matrix: freqt is linear, so one matmul does every frame."""
-    return freqt(np.eye(length), order, alpha)
 
 
 def sp2mc(spectrum: np.ndarray, order: int, alpha: float) -> np.ndarray:

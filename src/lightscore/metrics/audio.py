@@ -127,7 +127,6 @@ class SignalMetrics(AudioMetric):
 
     Raises:
         ValueError: an unknown measure or F0 method, or a rate a measure does not support.
-        PkgResourcesError: ``mcd_dtw`` asked for where pysptk cannot be imported (it needs ``pkg_resources``).
 
     >>> m = SignalMetrics(["mcd_dtw", "stoi", "snr"], f0_method="dio")
     >>> [(f.name, f.optional) for f in m.outputs], [f.name for f in m.inputs]
@@ -147,9 +146,6 @@ class SignalMetrics(AudioMetric):
     ) -> None:
         require(type(self).__name__, "audio")
         self.score_config = check_score_config(score_config)
-        if "mcd_dtw" in self.score_config:
-            # pysptk needs pkg_resources: say so now, not at the first utterance
-            import_module("pysptk", "SignalMetrics(mcd_dtw)")
         self.sample_rate = check_rate(sample_rate)
         if f0_method not in F0_METHODS:
             raise ValueError(f"SignalMetrics: f0_method must be 'harvest' or 'dio', got {f0_method!r}")
