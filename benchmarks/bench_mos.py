@@ -39,7 +39,8 @@ def corpus(d: Path, files: int) -> tuple[Path, Path, list[str], float]:
     import librosa
 
     espeak = shutil.which("espeak-ng")
-    paths, seconds = [], 0.0
+    paths = []
+    seconds = 0.0
     for k in range(files):
         path = d / f"u{k}.wav"
         if espeak:
@@ -52,7 +53,8 @@ def corpus(d: Path, files: int) -> tuple[Path, Path, list[str], float]:
         sf.write(path, np.clip(wave, -0.99, 0.99), 16000, subtype="PCM_16")
         paths.append(str(path))
         seconds += sf.info(path).duration
-    hyp, ref = d / "hyp.scp", d / "ref.scp"
+    hyp = d / "hyp.scp"
+    ref = d / "ref.scp"
     hyp.write_text("".join(f"u{k} {p}\n" for k, p in enumerate(paths)))
     ref.write_text("".join(f"u{k} {SENTENCES[k % 4]}\n" for k in range(files)))
     return hyp, ref, paths, seconds
@@ -63,7 +65,8 @@ def one_thread_dnsmos(dnsmos, models: list[str]):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
     model = dnsmos.DNSMOS(*models)
     model.onnx_sess = ort.InferenceSession(models[0], options, providers=["CPUExecutionProvider"])
     model.p808_onnx_sess = ort.InferenceSession(models[1], options, providers=["CPUExecutionProvider"])
@@ -75,7 +78,8 @@ def one_thread_plcmos(plcmos):
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = 1, 1
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
     model = plcmos.PLCMOS()
     model.session = ort.InferenceSession(model.model_path, options, providers=["CPUExecutionProvider"])
     return model

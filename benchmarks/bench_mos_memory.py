@@ -99,7 +99,8 @@ def main() -> int:
             wav = write_clip(Path(tmp), seconds)
             for measure in MEASURES:
                 runs = {method: measured(method, measure, wav) for method in METHODS}
-                ours, theirs = runs["lightscore"][2], runs["speechmos"][2]
+                ours = runs["lightscore"][2]
+                theirs = runs["speechmos"][2]
                 difference = max(abs(ours[key] - theirs[key]) for key in theirs)
                 worst = max(worst, difference)
                 for method, (_, rss, _) in runs.items():
@@ -112,7 +113,8 @@ def main() -> int:
                     flush=True,
                 )
     print()
-    shortest, longest = min(args.seconds), max(args.seconds)
+    shortest = min(args.seconds)
+    longest = max(args.seconds)
     for measure in MEASURES:
         ratio = max(peaks["lightscore", measure, s] / peaks["speechmos", measure, s] for s in args.seconds)
         print(verdict(f"{measure.upper()} peak / speechmos' peak, the largest over the clips", ratio, WITHIN, False))

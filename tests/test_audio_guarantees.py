@@ -66,7 +66,8 @@ def as_read(wave: np.ndarray) -> np.ndarray:
 
 
 def test_a_too_short_pair_is_left_out_of_stoi_and_counted(tmp_path):
-    long_ref, short_ref = voice(1.5, 120.0, seed=1), voice(0.2, 140.0, seed=2)
+    long_ref = voice(1.5, 120.0, seed=1)
+    short_ref = voice(0.2, 140.0, seed=2)
     pairs = {"long": (noisy(long_ref, 3), long_ref), "short": (noisy(short_ref, 4), short_ref)}
     result = SignalMetrics(["stoi", "estoi", "snr"])(write_pairs(tmp_path, pairs), "test")
     hyp, ref = (as_read(x) for x in pairs["long"])
@@ -235,7 +236,8 @@ def test_a_dataset_column_is_resampled_as_a_metric_reads_a_file(tmp_path):
 
 
 def test_measure_reports_the_count_in_metrics_json(tmp_path):
-    long_ref, short_ref = voice(1.2, 120.0, seed=1), voice(0.1, 140.0, seed=2)
+    long_ref = voice(1.2, 120.0, seed=1)
+    short_ref = voice(0.1, 140.0, seed=2)
     test_dir = tmp_path / "decode" / "test"
     data = write_pairs(test_dir, {"a": (noisy(long_ref, 3), long_ref), "b": (noisy(short_ref, 4), short_ref)})
     config = {

@@ -242,7 +242,8 @@ def test_a_nan_sample_names_the_utterance_and_the_file(tmp_path):
 @pytest.fixture(scope="module")
 def signal_files(tmp_path_factory) -> dict[str, list[str]]:
     d = tmp_path_factory.mktemp("signal")
-    hyps, refs = [], []
+    hyps = []
+    refs = []
     for i in range(6):
         # Three pairs too short for STOI (29 STFT frames of the 30 pystoi needs): the counts merge too.
         seconds = 0.4 if i < 3 else 0.5

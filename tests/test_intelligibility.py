@@ -81,8 +81,9 @@ def test_cer_with_interval_and_a_normalizer(corpus: dict, alone: list[str]) -> N
     lengths = [sf.info(clean).frames for _, clean, _ in corpus["rows"].values()]
     known = dict(zip(lengths, alone))
     data = {"ref": corpus["ref"], "hyp": corpus["hyp"]}
-    metric = Intelligibility(lambda wave, rate: known[wave.size], "CER", normalize="whisper_english", ci=0.9,
-                             bootstrap=200)  # fmt: skip
+    metric = Intelligibility(
+        lambda wave, rate: known[wave.size], "CER", normalize="whisper_english", ci=0.9, bootstrap=200
+    )
     result = metric(data, "dev")
     expected = CER(normalize="whisper_english")
     expected.update(ref=[text.upper() for text, _, _ in corpus["rows"].values()], hyp=alone)

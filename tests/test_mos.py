@@ -197,7 +197,8 @@ def test_shards_merge_to_the_single_run(speech: dict) -> None:
 
 @pytest.mark.slow
 def test_two_gloo_ranks_equal_one(tmp_path) -> None:
-    data, out = tmp_path / "data", tmp_path / "out"
+    data = tmp_path / "data"
+    out = tmp_path / "out"
     data.mkdir()
     out.mkdir()
     write_corpus(data)

@@ -39,7 +39,8 @@ def voice(rate: int, seconds: float, f0: float, vibrato_hz: float, seed: int) ->
 
 def write_pair(tmp_path, rate: int) -> tuple:
     """hyp and ref WAVs (PCM_16) of different lengths and pitch contours; return both paths."""
-    hyp_path, ref_path = tmp_path / f"hyp{rate}.wav", tmp_path / f"ref{rate}.wav"
+    hyp_path = tmp_path / f"hyp{rate}.wav"
+    ref_path = tmp_path / f"ref{rate}.wav"
     sf.write(hyp_path, voice(rate, 1.4, 135.0, 5.0, seed=1), rate, subtype="PCM_16")
     sf.write(ref_path, voice(rate, 1.6, 120.0, 4.0, seed=2), rate, subtype="PCM_16")
     return hyp_path, ref_path
@@ -95,14 +96,16 @@ def test_world_f0_measures_equal_espnet(tmp_path, rate, method):
     gt_mcep, gt_f0 = espnet_world(sf.read(ref_path, dtype="int16")[0], rate, method)
     _, path = fastdtw(gen_mcep, gt_mcep, dist=spatial.distance.euclidean)
     twf = np.array(path).T
-    gen_f0_dtw, gt_f0_dtw = gen_f0[twf[0]], gt_f0[twf[1]]
+    gen_f0_dtw = gen_f0[twf[0]]
+    gt_f0_dtw = gt_f0[twf[1]]
     both = (gen_f0_dtw != 0) & (gt_f0_dtw != 0)
     expected_log_rmse = np.sqrt(np.mean((np.log(gen_f0_dtw[both]) - np.log(gt_f0_dtw[both])) ** 2))
     expected_rmse = np.sqrt(np.mean((gen_f0_dtw[both] - gt_f0_dtw[both]) ** 2))
     expected_corr = scipy.stats.pearsonr(gen_f0_dtw[both], gt_f0_dtw[both])[0]
     expected_vde = np.mean((gen_f0_dtw != 0) != (gt_f0_dtw != 0))
 
-    hyp, ref = read_float(hyp_path)[0], read_float(ref_path)[0]
+    hyp = read_float(hyp_path)[0]
+    ref = read_float(ref_path)[0]
     measures = sq.world_f0_measures(hyp, ref, rate, method)
     assert measures["log_f0_rmse"] == pytest.approx(expected_log_rmse, abs=1e-6)
     assert measures["f0_rmse"] == pytest.approx(expected_rmse, abs=1e-6)
@@ -115,7 +118,8 @@ def test_world_f0_measures_equal_espnet(tmp_path, rate, method):
 
 def test_single_f0_functions_return_the_shared_values(tmp_path):
     hyp_path, ref_path = write_pair(tmp_path, 16000)
-    hyp, ref = read_float(hyp_path)[0], read_float(ref_path)[0]
+    hyp = read_float(hyp_path)[0]
+    ref = read_float(ref_path)[0]
     measures = sq.world_f0_measures(hyp, ref, 16000, "dio")
     assert sq.f0_rmse_dtw(hyp, ref, 16000, "dio") == measures["f0_rmse"]
     assert sq.log_f0_rmse_dtw(hyp, ref, 16000, "dio") == measures["log_f0_rmse"]
@@ -142,7 +146,8 @@ def test_pesq_and_stoi_equal_the_packages(rate):
             return [ref, hyp]
         return [torchaudio.functional.resample(torch.from_numpy(x), rate, target).numpy() for x in (ref, hyp)]
 
-    wb, nb = at(16000), at(8000)
+    wb = at(16000)
+    nb = at(8000)
     assert sq.pesq_wb(hyp, ref, rate) == pesq.pesq(16000, wb[0], wb[1], "wb")
     assert sq.pesq_nb(hyp, ref, rate) == pesq.pesq(8000, nb[0], nb[1], "nb")
     # pystoi itself varies in the last bit from call to call (its numpy sums depend on memory alignment).
@@ -154,7 +159,8 @@ def test_pesq_and_stoi_equal_the_packages(rate):
 def test_cleaner_hypothesis_scores_better():
     ref = voice(16000, 2.0, 130.0, 4.0, seed=6)
     noise = np.random.default_rng(7).standard_normal(ref.size)
-    slight, heavy = ref + 0.005 * noise, ref + 0.2 * noise
+    slight = ref + 0.005 * noise
+    heavy = ref + 0.2 * noise
     assert sq.mcd_dtw(slight, ref, 16000) < sq.mcd_dtw(heavy, ref, 16000)
     assert sq.pesq_wb(slight, ref, 16000) > sq.pesq_wb(heavy, ref, 16000)
     assert sq.stoi(slight, ref, 16000) > sq.stoi(heavy, ref, 16000)

@@ -79,7 +79,8 @@ def read_wave(path: str, channels: int | None = 1, sample_rate: int = 16000, whe
     try:
         check_wav_length(str(path))
         with soundfile.SoundFile(str(path)) as f:
-            rate, frames = f.samplerate, f.frames
+            rate = f.samplerate
+            frames = f.frames
             data = f.read(dtype="float32", always_2d=True)
     except (RuntimeError, OSError) as e:
         raise ValueError(f"{prefix}cannot read {path}: {e}") from None
@@ -184,8 +185,10 @@ def trim_to_common_length(hyp: torch.Tensor, ref: torch.Tensor, where: str = "")
     ...
     ValueError: utterance 'u1': hyp has 100 samples and ref 80; they differ by 20.0% of the longer, over the 10% allowed
     """
-    n, m = hyp.shape[-1], ref.shape[-1]
-    longer, shorter = max(n, m), min(n, m)
+    n = hyp.shape[-1]
+    m = ref.shape[-1]
+    longer = max(n, m)
+    shorter = min(n, m)
     if longer - shorter > LENGTH_TOLERANCE * longer:
         prefix = f"{where}: " if where else ""
         raise ValueError(

@@ -102,7 +102,8 @@ def world_f0_scores(hyp: Any, ref: Any, sample_rate: int, f0_method: str = "harv
 
 _DTW = {"numpy": True, "aligned": False, "rates": tuple(ESPNET_MCEP_PARAMS)}
 _WORLD = {**_DTW, "shared": True, "options": ("f0_method",)}
-_NO_VOICED, _FLAT = world_pitch.UNDEFINED_F0["f0_rmse"], world_pitch.UNDEFINED_F0["f0_corr"]
+_NO_VOICED = world_pitch.UNDEFINED_F0["f0_rmse"]
+_FLAT = world_pitch.UNDEFINED_F0["f0_corr"]
 _SHORT = (
     f"fewer than {STOI_MIN_FRAMES} STFT frames (about 0.4 s of speech) are left after pystoi's silent-frame removal"
 )

@@ -46,7 +46,8 @@ ESPNET_MCEP_PARAMS: dict[int, tuple[int, float]] = {
     48000: (39, 0.55),
 }
 """ESPnet's ``_get_best_mcep_params``: mel-cepstrum order and all-pass constant per sample rate."""
-N_FFT, N_SHIFT = 1024, 256
+N_FFT = 1024
+N_SHIFT = 256
 """ESPnet's command-line defaults (the recipes' ``--n_fft`` and ``--n_shift``), in samples."""
 INT16_SCALE = 32768
 """ESPnet reads WAVs as int16: float samples are scaled by this so that gain-dependent steps agree."""

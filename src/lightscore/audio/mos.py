@@ -211,7 +211,8 @@ def dnsmos(audio: Any, personalized: bool = False, threads: int = 1, hop_seconds
     primary = session(model_file(folder, "sig_bak_ovr.onnx"), threads)
     p808 = session(model_file("dnsmos_models", "model_v8.onnx"), threads)
     # audio_melspec and get_polyfit_val do not use the instance: called on the class, speechmos' code is the code.
-    raws, p808_scores = [], []
+    raws = []
+    p808_scores = []
     # One BLAS thread: the float32 mel product then sums in one order in every process, so ranks agree bit for bit.
     with threadpool_limits(limits=1, user_api="blas"):
         for window in _windows(clip, hop_seconds):

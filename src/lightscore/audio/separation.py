@@ -53,7 +53,8 @@ __all__ = [
     "si_sdr_matrix",
 ]
 
-MIN_SOURCES, MAX_SOURCES = 2, 6
+MIN_SOURCES = 2
+MAX_SOURCES = 6
 EPS = 1e-8
 """torchmetrics' ``eps`` in SI-SDR: it keeps the ratio finite and changes nothing measurable otherwise."""
 
@@ -109,7 +110,8 @@ def check_sources(waves: Any, name: str, *, allow_silent: bool = False) -> np.nd
 
 
 def _check_pair(hyp: Any, ref: Any) -> tuple[np.ndarray, np.ndarray]:
-    hyp, ref = check_sources(hyp, "hyp", allow_silent=True), check_sources(ref, "ref")
+    hyp = check_sources(hyp, "hyp", allow_silent=True)
+    ref = check_sources(ref, "ref")
     if hyp.shape != ref.shape:
         raise ValueError(f"hyp is {hyp.shape} and ref {ref.shape} (sources, time); they must be equal")
     return hyp, ref
@@ -183,7 +185,8 @@ def sdr_matrix(hyp: Any, ref: Any, filter_length: int = SDR_FILTER_TAPS) -> np.n
     ref = ref / np.maximum(np.linalg.norm(ref, axis=1, keepdims=True), 1e-6)
     size = 2 ** math.ceil(math.log2(2 * ref.shape[1] - 1))
     taps = min(filter_length, ref.shape[1])
-    ref_fft, hyp_fft = np.fft.rfft(ref, n=size), np.fft.rfft(hyp, n=size)
+    ref_fft = np.fft.rfft(ref, n=size)
+    hyp_fft = np.fft.rfft(hyp, n=size)
     matrix = np.empty((hyp.shape[0], ref.shape[0]))
     for j in range(ref.shape[0]):
         autocorr = np.fft.irfft(np.abs(ref_fft[j]) ** 2, n=size)[:taps]

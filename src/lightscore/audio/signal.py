@@ -44,11 +44,20 @@ MAX_DB = 100.0
 """Ratios in dB are clamped to [-MAX_DB, MAX_DB]: a perfect copy would otherwise score +inf."""
 
 SDR_FILTER_TAPS = 512
-LSD_N_FFT, LSD_HOP, LSD_FLOOR = 2048, 512, 1e-8
-MFCC_WINDOW_S, MFCC_HOP_S, MFCC_N_MELS, MFCC_N_MFCC = 0.025, 0.010, 40, 13
+LSD_N_FFT = 2048
+LSD_HOP = 512
+LSD_FLOOR = 1e-8
+MFCC_WINDOW_S = 0.025
+MFCC_HOP_S = 0.010
+MFCC_N_MELS = 40
+MFCC_N_MFCC = 13
 MCD_CONSTANT = 10.0 / math.log(10.0) * math.sqrt(2.0)
-F0_MIN_HZ, F0_MAX_HZ, F0_FRAME_S, F0_MEDIAN_FRAMES = 60, 500, 0.01, 5
-VOICING_PERIODICITY, VOICING_FLOOR_DB = 0.5, 30.0
+F0_MIN_HZ = 60
+F0_MAX_HZ = 500
+F0_FRAME_S = 0.01
+F0_MEDIAN_FRAMES = 5
+VOICING_PERIODICITY = 0.5
+VOICING_FLOOR_DB = 30.0
 
 
 def check_audible(hyp: torch.Tensor, ref: torch.Tensor, measure: str) -> None:
@@ -115,7 +124,8 @@ def snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
     >>> snr(torch.zeros(4), torch.ones(4))
     -100.0
     """
-    hyp, ref = hyp.double(), ref.double()
+    hyp = hyp.double()
+    ref = ref.double()
     if not hyp.any():
         return -MAX_DB
     return db_ratio(ref.pow(2).sum().item(), (hyp - ref).pow(2).sum().item())
@@ -139,7 +149,8 @@ def si_snr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> fl
     >>> round(si_snr(3 * ref + 0.01 * torch.cos(torch.arange(1000) / 3.0), ref), 1)
     49.5
     """
-    hyp, ref = hyp.double() - hyp.double().mean(), ref.double() - ref.double().mean()
+    hyp = hyp.double() - hyp.double().mean()
+    ref = ref.double() - ref.double().mean()
     ref_energy = ref.pow(2).sum()
     scale = (hyp @ ref) / ref_energy if ref_energy > 0 else 0.0
     target = scale * ref
@@ -169,7 +180,8 @@ def sdr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> float
     >>> round(snr(delayed, ref), 1), round(sdr(delayed, ref), 1)
     (-3.0, 38.2)
     """
-    hyp, ref = hyp.double(), ref.double()
+    hyp = hyp.double()
+    ref = ref.double()
     taps = min(SDR_FILTER_TAPS, ref.shape[-1])
     size = 2 ** math.ceil(math.log2(2 * ref.shape[-1] - 1))
     ref_fft = torch.fft.rfft(ref, n=size)
@@ -394,6 +406,7 @@ def f0_corr(hyp: torch.Tensor, ref: torch.Tensor, sample_rate: int = 16000) -> f
     f0_hyp, f0_ref = voiced_f0_pairs(hyp, ref, sample_rate, "f0_corr")
     if f0_hyp.numel() < 2:
         return None
-    f0_hyp, f0_ref = f0_hyp - f0_hyp.mean(), f0_ref - f0_ref.mean()
+    f0_hyp = f0_hyp - f0_hyp.mean()
+    f0_ref = f0_ref - f0_ref.mean()
     norm = (f0_hyp.pow(2).sum() * f0_ref.pow(2).sum()).sqrt()
     return None if norm == 0 else ((f0_hyp @ f0_ref) / norm).item()

@@ -137,7 +137,8 @@ def mcep(
     previous = cepstrum[:, 0].copy()
     powers = (-alpha) ** np.arange(order + 1)
     index = np.arange(order + 1)
-    toeplitz, hankel = np.abs(index[:, None] - index[None, :]), index[:, None] + index[None, :]
+    toeplitz = np.abs(index[:, None] - index[None, :])
+    hankel = index[:, None] + index[None, :]
     rows = np.arange(len(frames))
     for step in range(1, max_iterations + 1):
         padded = np.zeros((rows.size, length))
@@ -148,7 +149,8 @@ def mcep(
         if step >= min_iterations:
             done = np.abs((r[:, 0] - previous[rows]) / r[:, 0]) < threshold
             previous[rows] = r[:, 0]
-            rows, r = rows[~done], r[~done]
+            rows = rows[~done]
+            r = r[~done]
             if rows.size == 0:
                 break
         # SPTK's system: Toeplitz of r[0..order] (even lags and lag 0 raised by r0), Hankel of r[0..2 order]

@@ -35,7 +35,8 @@ __all__ = [
     "world_f0_measures",
 ]
 
-F0_MIN_HZ, F0_MAX_HZ = 40, 800
+F0_MIN_HZ = 40
+F0_MAX_HZ = 800
 """ESPnet's ``evaluate_f0.py`` F0 search range."""
 F0_METHODS = ("harvest", "dio")
 """The WORLD F0 extractors: harvest (ESPnet's) and dio + stonemask."""
@@ -121,7 +122,8 @@ def world_f0_measures(
     hyp_f0, hyp_mcep = world_f0(hyp * INT16_SCALE, sample_rate, method)
     ref_f0, ref_mcep = world_f0(ref * INT16_SCALE, sample_rate, method)
     hyp_index, ref_index = dtw_pairs(hyp_mcep, ref_mcep)
-    hyp_f0, ref_f0 = hyp_f0[hyp_index], ref_f0[ref_index]
+    hyp_f0 = hyp_f0[hyp_index]
+    ref_f0 = ref_f0[ref_index]
     voiced = (hyp_f0 != 0) & (ref_f0 != 0)
     measures: dict[str, float | None] = {
         "log_f0_rmse": None,
@@ -129,7 +131,8 @@ def world_f0_measures(
         "f0_corr": None,
         "vde": float(np.mean((hyp_f0 != 0) != (ref_f0 != 0))),
     }
-    hyp_voiced, ref_voiced = hyp_f0[voiced], ref_f0[voiced]
+    hyp_voiced = hyp_f0[voiced]
+    ref_voiced = ref_f0[voiced]
     if voiced.any():
         measures["log_f0_rmse"] = float(np.sqrt(np.mean((np.log(hyp_voiced) - np.log(ref_voiced)) ** 2)))
         measures["f0_rmse"] = float(np.sqrt(np.mean((hyp_voiced - ref_voiced) ** 2)))

@@ -65,7 +65,9 @@ class QualityMetric(BaseMetric):
             raise ValueError(f"{name}: threads must be an int >= 0 (0: onnxruntime's choice), got {threads!r}")
         if not isinstance(per_utterance, bool):
             raise TypeError(f"{name}: per_utterance must be a bool, got {per_utterance!r}")
-        self.resample, self.threads, self.per_utterance = resample, threads, per_utterance
+        self.resample = resample
+        self.threads = threads
+        self.per_utterance = per_utterance
         self.add_state("utterances", 0, "sum")
         for key in self.keys:
             self.add_state(f"{key}_sum", 0, "sum")
@@ -178,7 +180,8 @@ class DNSMOS(QualityMetric):
             raise TypeError(f"DNSMOS: personalized must be a bool, got {personalized!r}")
         if isinstance(hop_seconds, bool) or not isinstance(hop_seconds, (int, float)) or not hop_seconds > 0:
             raise ValueError(f"DNSMOS: hop_seconds must be a number > 0, got {hop_seconds!r}")
-        self.personalized, self.hop_seconds = personalized, float(hop_seconds)
+        self.personalized = personalized
+        self.hop_seconds = float(hop_seconds)
         super().__init__(**options)
 
     def score(self, wave: np.ndarray) -> dict[str, float]:

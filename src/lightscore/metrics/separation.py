@@ -106,8 +106,11 @@ class Separation(BaseMetric):
     ) -> None:
         require(type(self).__name__, "audio", "soundfile", "torch", "torchaudio")
         self.score_config = _check_config(score_config, sources, layout)
-        self.sources, self.layout, self.sample_rate = sources, layout, check_rate(sample_rate)
-        self.zero_mean, self.per_utterance = bool(zero_mean), bool(per_utterance)
+        self.sources = sources
+        self.layout = layout
+        self.sample_rate = check_rate(sample_rate)
+        self.zero_mean = bool(zero_mean)
+        self.per_utterance = bool(per_utterance)
         self.bases = [base for base in ("si_sdr", "sdr") if {base, base + "i"} & set(self.score_config)]
         self.needs_mix = any(name.endswith("i") for name in self.score_config)
         if layout == "channels":
