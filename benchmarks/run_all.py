@@ -49,6 +49,13 @@ SCRIPTS = {
     # 48 sentences: pocketsphinx takes ~5 CPU s a file, so about 4 minutes on 1 process plus 2 on 2 ranks.
     "bench_quality_scaleout.py": (["--files", "48"], ["--files", "6"]),
     "bench_house.py": ([], ["--pairs", "2000", "--repeats", "2"]),  # the house move: 41d33b6 against this tree
+    # Issue 37: each family's fast paths against their plain twins, on the family's workload (the plain twins are
+    # slow by design, so one repeat).
+    "bench_sclite_fast_paths.py": (["--repeats", "1"], ["--pairs", "500", "--segments", "100", "--repeats", "1"]),
+    "bench_mt_fast_paths.py": (["--repeats", "1"], ["--segments", "2000", "--ter-segments", "200", "--repeats", "1"]),
+    "bench_meeting_fast_paths.py": ([], ["--sessions", "20"]),
+    # Issue 38: DNSMOS/PLCMOS peak memory against speechmos (600 s clips take ~20 minutes: results/mos_memory.md).
+    "bench_mos_memory.py": (["--seconds", "10", "60"], ["--seconds", "10"]),
 }
 
 
