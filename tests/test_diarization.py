@@ -198,3 +198,12 @@ def test_bad_input_names_file_line_and_session(tmp_path) -> None:
         DER(collar=-1)
     with pytest.raises(ValueError, match="no reference speech in the scored region"):
         DER().compute()
+
+
+def test_a_time_too_large_for_ticks_names_the_side_speaker_and_session(tmp_path) -> None:
+    # Issue 38 (round 4): a time of 1e308 s ended in a bare OverflowError naming nothing.
+    (tmp_path / "ref.rttm").write_text("SPEAKER s1 1 0.00 2.00 <NA> <NA> A <NA> <NA>\n")
+    (tmp_path / "hyp.rttm").write_text("SPEAKER s1 1 0.00 1e308 <NA> <NA> B <NA> <NA>\n")
+    scps = write_session_scps(tmp_path / "ref.rttm", tmp_path / "hyp.rttm", tmp_path)
+    with pytest.raises(ValueError, match=r"'s1'.*hypothesis speaker 'B': time 1e\+308 s is not a finite number"):
+        DER()(scps, "dev")

@@ -24,6 +24,7 @@ time with ``n_ref`` reference and ``n_hyp`` hypothesis speakers, miss is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -47,10 +48,20 @@ class DiarizationCounts(NamedTuple):
 def to_ticks(seconds: float, ticks_per_second: int) -> int:
     """Seconds to the nearest tick.
 
+    Raises:
+        ValueError: the time is too large for a whole number of ticks (1e308 s), or not a number.
+
     >>> to_ticks(1.2345, 1000), to_ticks(0.1 + 0.2, 10)
     (1234, 3)
+    >>> to_ticks(1e308, 1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: time 1e+308 s is not a finite number of ticks (1000 a second)
     """
-    return round(seconds * ticks_per_second)
+    ticks = seconds * ticks_per_second
+    if not math.isfinite(ticks):  # round() would raise OverflowError, naming neither the time nor the session
+        raise ValueError(f"time {seconds!r} s is not a finite number of ticks ({ticks_per_second} a second)")
+    return round(ticks)
 
 
 def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> tuple[dict[str, list[Interval]], list[Interval]]:
@@ -58,7 +69,10 @@ def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> tuple[dict[str,
     speakers: dict[str, list[Interval]] = {}
     every: list[Interval] = []
     for seg in segments:
-        interval = (to_ticks(seg.start, tps), to_ticks(seg.end, tps))
+        try:
+            interval = (to_ticks(seg.start, tps), to_ticks(seg.end, tps))
+        except ValueError as e:
+            raise ValueError(f"{what} speaker {seg.speaker!r}: {e}") from None
         every.append(interval)
         speakers.setdefault(seg.speaker, [])
         if interval[1] > interval[0]:
