@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from lightscore.text.mt.sacrebleu_api import rules_13a
@@ -44,6 +44,7 @@ __all__ = [
     "match_triple",
     "ngrams",
     "perform_shift",
+    "shift_candidates",
     "shifted_pairs",
     "ter_edits",
     "tercom_words",
@@ -432,28 +433,37 @@ def shifted_pairs(hyp: Sequence[Any], ref: Sequence[Any]) -> Iterator[tuple[int,
                     break
 
 
-def best_shift(hyp: Sequence[Any], ref: Sequence[Any], checked: int) -> tuple[int, list[Any], int]:
-    """One step of tercom's search: the shift that lowers the edit distance most (sacrebleu's ``_shift``).
+def shift_candidates(
+    hyp: Sequence[Any], trace: str, pairs: Iterable[tuple[int, int, int]], checked: int
+) -> tuple[list[tuple[int, int, int, list[Any]]], int]:
+    """sacrebleu's ``_shift`` up to scoring: every shift it would try, in its order, filtered as it filters.
 
     A block is worth moving only where it is wrong in the hypothesis and its reference words are
-    wrong too; it moves next to the hypothesis word aligned with the reference word before it. The
-    best candidate has the largest gain, then the longest block, the earliest start, the earliest target.
+    wrong too; it moves next to the hypothesis word aligned with the reference word before it (or
+    the one before that...), never inside its own span, and a target already tried is skipped. The
+    search stops after the block that brings the candidates to `MAX_SHIFT_CANDIDATES`. The plain
+    `best_shift` and the batched search of `lightscore.text.mt.ter_beam` both list their candidates
+    here: they differ in how the blocks are found (``pairs``) and how candidates are scored, not in
+    which candidates there are.
 
     Args:
         hyp: The hypothesis words now.
-        ref: The reference words.
-        checked: Candidates scored so far in this segment.
+        trace: The edit operations of ``hyp`` against the reference, as `beam_edit_distance` gives them.
+        pairs: The blocks ``(start_h, start_r, length)`` whose words agree, in tercom's order
+            (`shifted_pairs`, or a fast equal of it).
+        checked: Candidates listed so far in this segment (the budget spans its whole search).
 
     Returns:
-        ``(gain, shifted hypothesis, candidates scored so far)``; a gain of 0 and ``hyp`` when there is none.
+        ``(candidates, candidates listed so far)``, each candidate ``(length, start_h, target, shifted hypothesis)``.
 
-    >>> best_shift(["b", "a"], ["a", "b"], 0)
-    (2, ['a', 'b'], 4)
+    >>> hyp, ref = ["b", "a"], ["a", "b"]
+    >>> shift_candidates(hyp, beam_edit_distance(hyp, ref)[1], shifted_pairs(hyp, ref), 0)
+    ([(1, 0, 1, ['a', 'b']), (1, 0, 2, ['a', 'b']), (1, 1, 0, ['a', 'b']), (1, 1, 1, ['b', 'a'])], 4)
     """
-    score, trace = beam_edit_distance(hyp, ref)
+    # sacrebleu reads the trace as rewriting the reference into the hypothesis: insertions and deletions swap
     align, ref_err, hyp_err = trace_to_alignment(trace.translate(str.maketrans("id", "di")))
-    best = None
-    for start_h, start_r, length in shifted_pairs(hyp, ref):
+    candidates = []
+    for start_h, start_r, length in pairs:
         if not any(hyp_err[start_h : start_h + length]) or not any(ref_err[start_r : start_r + length]):
             continue
         if start_h <= align[start_r] < start_h + length:
@@ -469,13 +479,37 @@ def best_shift(hyp: Sequence[Any], ref: Sequence[Any], checked: int) -> tuple[in
             if target == previous:
                 continue
             previous = target
-            shifted = perform_shift(hyp, start_h, length, target)
+            candidates.append((length, start_h, target, perform_shift(hyp, start_h, length, target)))
             checked += 1
-            candidate = (score - beam_edit_distance(shifted, ref)[0], length, -start_h, -target, shifted)
-            if best is None or candidate > best:
-                best = candidate
         if checked >= MAX_SHIFT_CANDIDATES:
             break
+    return candidates, checked
+
+
+def best_shift(hyp: Sequence[Any], ref: Sequence[Any], checked: int) -> tuple[int, list[Any], int]:
+    """One step of tercom's search: the shift that lowers the edit distance most (sacrebleu's ``_shift``).
+
+    The candidates are `shift_candidates`'. The best one has the largest gain, then the longest
+    block, the earliest start, the earliest target.
+
+    Args:
+        hyp: The hypothesis words now.
+        ref: The reference words.
+        checked: Candidates scored so far in this segment.
+
+    Returns:
+        ``(gain, shifted hypothesis, candidates scored so far)``; a gain of 0 and ``hyp`` when there is none.
+
+    >>> best_shift(["b", "a"], ["a", "b"], 0)
+    (2, ['a', 'b'], 4)
+    """
+    score, trace = beam_edit_distance(hyp, ref)
+    candidates, checked = shift_candidates(hyp, trace, shifted_pairs(hyp, ref), checked)
+    best = None
+    for length, start_h, target, shifted in candidates:
+        candidate = (score - beam_edit_distance(shifted, ref)[0], length, -start_h, -target, shifted)
+        if best is None or candidate > best:
+            best = candidate
     if best is None:
         return 0, list(hyp), checked
     return best[0], best[4], checked

@@ -11,8 +11,8 @@ budget), and the candidates are scored by rapidfuzz where its plain distance is
 the beam's and by a second numpy pass where it is not. sacrebleu's cache of
 matrix rows changes no number (every hypothesis of one segment has the same
 length, so a cached row is the row it would compute), so leaving it out is
-exact. The plain search's ``trace_to_alignment`` and ``perform_shift``
-(`lightscore.text.mt.reference`) are used as they are.
+exact. The plain search's list of candidates, ``shift_candidates``
+(`lightscore.text.mt.reference`), is used as it is.
 
 Shortcuts that are exact too (`lightscore.text.mt.ter_bounds` proves the bounds):
 a hypothesis equal to its reference costs 0; a pair whose distance already
@@ -42,14 +42,12 @@ from lightscore.text.mt.reference import (
     MAX_SHIFT_CANDIDATES,
     MAX_SHIFT_DISTANCE,
     MAX_SHIFT_SIZE,
-    perform_shift,
-    trace_to_alignment,
+    shift_candidates,
 )
 from lightscore.text.mt.ter_bounds import bag_bound, band_covers, plain_distance, plain_is_beam
 
 __all__ = ["beam_distances", "edit_counts", "shifted_pairs"]
 
-_FLIP = str.maketrans("id", "di")  # sacrebleu's _flip_trace
 _MAX_CELLS = 1 << 22  # matrix cells per numpy pass: bounds memory for long segments
 
 
@@ -197,32 +195,14 @@ def _in_beam(items: list[tuple[int, int, list[int]]]) -> Iterator[bool]:
 
 
 def _candidates(hyp: list[int], ref: list[int], trace: str, checked: int) -> tuple[list[tuple], int]:
-    """sacrebleu's ``_shift`` up to scoring: its candidates ``(length, start_h, idx, shifted words)``, in order."""
+    """sacrebleu's ``_shift`` up to scoring: its candidates ``(length, start_h, idx, shifted words)``, in order.
+
+    `lightscore.text.mt.reference.shift_candidates` over this module's `shifted_pairs`, after a shortcut
+    that lists no candidate where none could pass sacrebleu's filters.
+    """
     if "s" not in trace and ("i" not in trace or "d" not in trace):
         return [], checked  # one side is matched word for word: every candidate fails a filter
-    align, ref_err, hyp_err = trace_to_alignment(trace.translate(_FLIP))
-    out = []
-    for start_h, start_r, length in shifted_pairs(hyp, ref):
-        if not any(hyp_err[start_h : start_h + length]) or not any(ref_err[start_r : start_r + length]):
-            continue
-        if start_h <= align[start_r] < start_h + length:
-            continue
-        prev_idx = -1
-        for offset in range(-1, length):
-            if start_r + offset == -1:
-                idx = 0
-            elif start_r + offset in align:
-                idx = align[start_r + offset] + 1
-            else:
-                break
-            if idx == prev_idx:
-                continue
-            prev_idx = idx
-            out.append((length, start_h, idx, perform_shift(hyp, start_h, length, idx)))
-            checked += 1
-        if checked >= MAX_SHIFT_CANDIDATES:
-            break
-    return out, checked
+    return shift_candidates(hyp, trace, shifted_pairs(hyp, ref), checked)
 
 
 def shifted_pairs(hyp: Sequence, ref: Sequence) -> Iterator[tuple[int, int, int]]:
