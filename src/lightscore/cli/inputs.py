@@ -99,10 +99,9 @@ def metric_options(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in METRIC_OPTIONS}
 
 
-# The options of _scoring_options that build the metric (lightscore.offline.compare.metric_by_name's keywords).
-METRIC_OPTIONS = (
-    "metric",
-    "bpemodel",
+# The options that build an error rate (metric_by_name's keywords besides metric and bpemodel): written once,
+# because METRIC_OPTIONS passes them on and OPTION_USERS refuses them for any metric but an error rate.
+_ERROR_RATE_BUILD = (
     "case",
     "aligner",
     "normalize",
@@ -114,6 +113,8 @@ METRIC_OPTIONS = (
     "block_bootstrap",
     "utt2spk",
 )
+# The options of _scoring_options that build the metric (lightscore.offline.compare.metric_by_name's keywords).
+METRIC_OPTIONS = ("metric", "bpemodel", *_ERROR_RATE_BUILD)
 
 
 # Which --metric families read each option; an option given for another metric is refused, never ignored.
@@ -124,16 +125,7 @@ _MEETING_TIMED = "tcpwer, der and jer"
 OPTION_USERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         (
-            "case",
-            "aligner",
-            "normalize",
-            "substitutions",
-            "fillers",
-            "ci",
-            "bootstrap",
-            "seed",
-            "block_bootstrap",
-            "utt2spk",
+            *_ERROR_RATE_BUILD,
             "markup",
             "optional_deletable",
             "fragments",
