@@ -37,7 +37,6 @@ from lightscore.text.sclite.encode import Encoded, Vocabulary, encode, network
 from lightscore.text.sclite.network import (
     GAP_COST,
     NULL_COST,
-    NULL_PAIR_COST,
     OPTIONAL_COST,
     SUB_COST,
     MarkupError,
@@ -46,7 +45,9 @@ from lightscore.text.sclite.network import (
     equal_words,
     f32,
     gap_cost,
+    pair_cost,
     parse_reference,
+    path_pairs,
     read_words,
 )
 
@@ -75,14 +76,8 @@ class MarkupCounts(NamedTuple):
     ref_len: int
 
 
-_NULL, _OPTIONAL, _GAP, _NULL_PAIR, _SUB = NULL_COST, OPTIONAL_COST, GAP_COST, NULL_PAIR_COST, SUB_COST
+_NULL, _OPTIONAL, _GAP, _SUB = NULL_COST, OPTIONAL_COST, GAP_COST, SUB_COST
 _f32, _equal, _gap_cost = f32, equal_words, gap_cost
-
-
-def _pair_cost(ref: Word, hyp: Word) -> float:
-    if ref.null and hyp.null:
-        return _NULL_PAIR
-    return 0.0 if _equal(ref, hyp) else _SUB
 
 
 def _cheapest(cells: list[list[float]], preds: list[int], b: int) -> tuple[float, int]:
@@ -116,7 +111,7 @@ def _network_path(ref: Network, hyp: Network) -> list[tuple[int, int, str]]:
     hyp_gaps = [_gap_cost(word) for word in hyp_words]
     hyp_preds = [preds for _, preds in hyp_arcs]
     hyp_one = [preds[0] if len(preds) == 1 else -1 for preds in hyp_preds]  # most arcs have one predecessor
-    hyp_keys = [None if (w.null or w.fragment) else w.key for w in hyp_words]  # None: compare with _pair_cost
+    hyp_keys = [None if (w.null or w.fragment) else w.key for w in hyp_words]  # None: compare with pair_cost
     # Without "@" every cost is a small whole number, exact in single precision: no rounding to emulate.
     exact = not (any(w.null for w in hyp_words[1:]) or any(w is not None and w.null for w, _ in ref_arcs))
     for b in range(1, width):
@@ -152,7 +147,7 @@ def _network_path(ref: Network, hyp: Network) -> list[tuple[int, int, str]]:
             if key is not None and hyp_key is not None:
                 pair = 0.0 if key == hyp_key else _SUB
             else:
-                pair = _pair_cost(word, hyp_words[b])
+                pair = pair_cost(word, hyp_words[b])
             if exact:
                 ins_cost += hyp_gaps[b]
                 del_cost += deletion
@@ -276,21 +271,10 @@ def markup_align(ref: Network, hyp: Network) -> list[Pair]:
     ref_words, hyp_words = _linear_words(ref), _linear_words(hyp)
     if ref_words is not None and hyp_words is not None:
         return sclite_align([w.text for w in ref_words], [w.text for w in hyp_words])
-    pairs: list[Pair] = []
     ref_line, hyp_line = _line(ref), _line(hyp)
     if ref_line and hyp_line and not any(w.null for w in (*ref_line, *hyp_line)):
-        path = _linear_path(ref_line, hyp_line)
-    else:
-        path = _network_path(ref, hyp)
-    for a, b, move in path:
-        word, got = ref[0][a][0], hyp[0][b][0]
-        if move == "D" and word is not None and not word.null:
-            pairs.append((word.text, None, "C" if word.optional else "D"))
-        elif move == "I" and got is not None and not got.null:
-            pairs.append((None, got.text, "C" if got.optional else "I"))
-        elif move == "S" and word is not None and got is not None and not (word.null and got.null):
-            pairs.append((word.text, got.text, "C" if _equal(word, got) else "S"))
-    return pairs
+        return path_pairs(ref, hyp, _linear_path(ref_line, hyp_line))
+    return path_pairs(ref, hyp, _network_path(ref, hyp))
 
 
 def markup_counts(ref: Network, hyp: Network) -> MarkupCounts:

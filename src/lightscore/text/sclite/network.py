@@ -12,7 +12,11 @@ networks.
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # rapidfuzz, which alignment loads, is not needed to read a network
+    from lightscore.text.alignment import Pair
 
 __all__ = [
     "GAP_COST",
@@ -26,7 +30,9 @@ __all__ = [
     "equal_words",
     "f32",
     "gap_cost",
+    "pair_cost",
     "parse_reference",
+    "path_pairs",
     "read_words",
 ]
 
@@ -86,6 +92,17 @@ def gap_cost(word: Word) -> float:
     return NULL_COST if word.null else OPTIONAL_COST if word.optional else GAP_COST
 
 
+def pair_cost(ref: Word, hyp: Word) -> float:
+    """What aligning ``ref`` with ``hyp`` costs sclite: 1 for ``@`` against ``@``, 0 when equal, else 4.
+
+    >>> pair_cost(*read_words("a a")), pair_cost(*read_words("a b")), pair_cost(*read_words("@ @"))
+    (0.0, 4.0, 1.0)
+    """
+    if ref.null and hyp.null:
+        return NULL_PAIR_COST
+    return 0.0 if equal_words(ref, hyp) else SUB_COST
+
+
 def _word(text: str, optional: bool, fragments: bool) -> Word:
     if len(text) > 1 and text[-1] == "*":  # sclite's new_WORD drops one trailing "*"
         text = text[:-1]
@@ -136,6 +153,39 @@ def parse_reference(text: str, optional: bool = False, fragments: bool = False) 
     arcs: list[tuple[Word | None, list[int]]] = [(None, [])]
     ends = _build(_elements(text), [0], arcs, optional, fragments, text)
     return arcs, ends
+
+
+def path_pairs(ref: Network, hyp: Network, path: Iterable[tuple[int, int, str]]) -> list[Pair]:
+    """A path through two networks as sclite prints it: ``(ref text | None, hyp text | None, mark)`` pairs.
+
+    ``@`` leaves no pair; an optionally deletable word left out is ``(word, None, "C")`` (an inserted
+    one ``(None, word, "C")``), as sclite counts them correct; a substitution is correct where the
+    words are equal (`equal_words`: with fragments read, a fragment against a word it begins or ends).
+    The fast alignment (`lightscore.text.sclite.markup`) and its plain twin
+    (`lightscore.text.sclite.reference`) find their paths apart and both read them here.
+
+    Args:
+        ref: The reference network.
+        hyp: The hypothesis network.
+        path: ``(ref arc, hyp arc, move)`` from the start, moves S (diagonal), D or I.
+
+    Returns:
+        One pair per position, mark C, S, D or I.
+
+    >>> ref, hyp = parse_reference("a (b) @", optional=True), parse_reference("x @")
+    >>> path_pairs(ref, hyp, [(1, 1, "S"), (2, 1, "D"), (3, 2, "S")])
+    [('a', 'x', 'S'), ('(b)', None, 'C')]
+    """
+    pairs: list[Pair] = []
+    for a, b, move in path:
+        word, got = ref[0][a][0], hyp[0][b][0]
+        if move == "D" and word is not None and not word.null:
+            pairs.append((word.text, None, "C" if word.optional else "D"))
+        elif move == "I" and got is not None and not got.null:
+            pairs.append((None, got.text, "C" if got.optional else "I"))
+        elif move == "S" and word is not None and got is not None and not (word.null and got.null):
+            pairs.append((word.text, got.text, "C" if equal_words(word, got) else "S"))
+    return pairs
 
 
 def _elements(text: str) -> list:

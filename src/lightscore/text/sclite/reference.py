@@ -20,15 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lightscore.text.alignment import Pair
-from lightscore.text.sclite.network import (
-    NULL_PAIR_COST,
-    SUB_COST,
-    Network,
-    Word,
-    equal_words,
-    f32,
-    gap_cost,
-)
+from lightscore.text.sclite.network import Network, f32, gap_cost, pair_cost, path_pairs
 
 __all__ = ["align_networks", "align_words", "count_networks", "count_words", "word_costs"]
 
@@ -139,7 +131,7 @@ def _network_path(ref: Network, hyp: Network) -> list[tuple[int, int, str]]:
                     if best is None or cost < best[0]:
                         best = (cost, pa, pb)
                 assert best is not None and ref_word is not None and hyp_word is not None
-                moves.append((f32(best[0] + _pair_cost(ref_word, hyp_word)), (best[1], best[2])))
+                moves.append((f32(best[0] + pair_cost(ref_word, hyp_word)), (best[1], best[2])))
             if a > 0:
                 assert ref_word is not None
                 cost, pa = _first_cheapest([row[b] for row in cells], ref_preds)
@@ -176,13 +168,6 @@ def _choose(moves: list[tuple[float, tuple[int, int]]], inner: bool) -> tuple[fl
     return deletion if deletion[0] < insertion[0] else insertion
 
 
-def _pair_cost(ref: Word, hyp: Word) -> float:
-    """sclite's cost of ``ref`` against ``hyp``: 1 for ``@`` against ``@``, 0 when equal, else 4."""
-    if ref.null and hyp.null:
-        return NULL_PAIR_COST
-    return 0.0 if equal_words(ref, hyp) else SUB_COST
-
-
 def align_networks(ref: Network, hyp: Network) -> list[Pair]:
     """sclite's alignment of two networks as ``(ref text | None, hyp text | None, mark)`` pairs.
 
@@ -200,16 +185,7 @@ def align_networks(ref: Network, hyp: Network) -> list[Pair]:
     >>> align_networks(parse_reference("{ um / uh } yes"), parse_reference("uh yes"))
     [('uh', 'uh', 'C'), ('yes', 'yes', 'C')]
     """
-    pairs: list[Pair] = []
-    for a, b, move in _network_path(ref, hyp):
-        word, got = ref[0][a][0], hyp[0][b][0]
-        if move == "D" and word is not None and not word.null:
-            pairs.append((word.text, None, "C" if word.optional else "D"))
-        elif move == "I" and got is not None and not got.null:
-            pairs.append((None, got.text, "C" if got.optional else "I"))
-        elif move == "S" and word is not None and got is not None and not (word.null and got.null):
-            pairs.append((word.text, got.text, "C" if equal_words(word, got) else "S"))
-    return pairs
+    return path_pairs(ref, hyp, _network_path(ref, hyp))
 
 
 def count_networks(ref: Network, hyp: Network) -> tuple[int, int, int, int]:
