@@ -21,12 +21,12 @@ embedder, and `cosine_similarity` compares two embeddings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lightscore.core.targets import build_callable
+from lightscore.core.targets import build_pluggable
 
 if TYPE_CHECKING:
     import torch
@@ -135,11 +135,10 @@ EMBEDDERS: dict[str, Callable[[], Callable[[Any, int], Any]]] = {"resemblyzer": 
 def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Tensor, int], Any]:
     """The speaker embedder ``embedder`` names: a name of `EMBEDDERS`, a callable, or a ``_target_`` config.
 
-    A ``_target_`` config goes through `lightscore.core.targets.build_target`,
-    which resolves the target and refuses it before calling anything unless it
-    is a class whose instances are callable, or a Python function with
-    ``_partial_: true`` (without it hydra would call the function with no
-    arguments); the rule is `lightscore.core.targets.callable_target`'s.
+    Built by `lightscore.core.targets.build_pluggable`, as recognizers are: a ``_target_`` config is
+    resolved and refused before anything is called unless it is a class whose instances are
+    callable, or a Python function with ``_partial_: true`` (without it hydra would call the
+    function with no arguments); the rule is `lightscore.core.targets.callable_target`'s.
 
     Args:
         embedder: ``"resemblyzer"`` (see `EMBEDDERS`), a
@@ -165,26 +164,16 @@ def build_embedder(embedder: Any, where: str = "embedder") -> Callable[[torch.Te
     >>> build_embedder("ecapa")
     Traceback (most recent call last):
     ...
-    TypeError: unknown embedder 'ecapa'; known names: resemblyzer (or pass a callable or a _target_ config)
+    TypeError: embedder: unknown embedder 'ecapa'; known names: resemblyzer (or pass a callable or a _target_ config)
     """
-    if isinstance(embedder, str):
-        if embedder not in EMBEDDERS:
-            raise TypeError(
-                f"unknown embedder {embedder!r}; known names: {', '.join(EMBEDDERS)} "
-                "(or pass a callable or a _target_ config)"
-            )
-        return EMBEDDERS[embedder]()
-    if isinstance(embedder, Mapping):
-        if "_target_" not in embedder:
-            raise TypeError(f"embedder config {dict(embedder)!r} has no _target_")
-        what = "a class with __call__ (instances called as (waveform, sample_rate) -> embedding)"
-        embedder = build_callable(embedder, where, what=f"{what} or, with _partial_: true, a Python function")
-    if not callable(embedder):
-        raise TypeError(
-            "embedder must be a name, a callable (waveform, sample_rate) -> 1-D embedding "
-            f"or a _target_ config; got {embedder!r}"
-        )
-    return embedder
+    return build_pluggable(
+        embedder,
+        EMBEDDERS,
+        where,
+        kind="embedder",
+        call="(waveform, sample_rate) -> 1-D embedding",
+        classes="a class with __call__",
+    )
 
 
 def cosine_similarity(a: torch.Tensor, b: torch.Tensor, where: str = "") -> float:

@@ -22,10 +22,12 @@ instances are called ``(wave, sample_rate) -> text``, or as a function with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from lightscore.core.targets import build_pluggable
 
 __all__ = ["RECOGNIZERS", "PocketsphinxRecognizer", "build_recognizer", "to_pcm16"]
 
@@ -110,8 +112,8 @@ RECOGNIZERS: dict[str, Callable[[], Callable[[Any, int], str]]] = {"pocketsphinx
 def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[Any, int], str]:
     """The recognizer ``recognizer`` names: a name of `RECOGNIZERS`, a callable, or a ``_target_`` config.
 
-    A ``_target_`` config goes through `lightscore.core.targets.build_target`,
-    which resolves it and refuses it (`callable_target`) before calling anything.
+    Built by `lightscore.core.targets.build_pluggable`, as embedders are: a ``_target_`` config is
+    resolved and refused (`lightscore.core.targets.callable_target`) before anything is called.
 
     Args:
         recognizer: ``"pocketsphinx"``, a callable ``(wave, sample_rate) -> text``, or a mapping with ``_target_``.
@@ -121,7 +123,7 @@ def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[An
         The callable recognizer.
 
     Raises:
-        TypeError: an unknown name, a refused target, or something not callable.
+        TypeError: an unknown name, a mapping without ``_target_``, a refused target, or something not callable.
         ValueError: a target that cannot be imported or fails while building.
 
     >>> type(build_recognizer("pocketsphinx")).__name__
@@ -137,21 +139,11 @@ def build_recognizer(recognizer: Any, where: str = "recognizer") -> Callable[[An
     ...
     TypeError: recognizer: unknown recognizer 'whisper'; known names: pocketsphinx (or pass a callable ...)
     """
-    if isinstance(recognizer, str):
-        if recognizer not in RECOGNIZERS:
-            raise TypeError(
-                f"{where}: unknown recognizer {recognizer!r}; known names: {', '.join(RECOGNIZERS)} "
-                "(or pass a callable or a _target_ config)"
-            )
-        return RECOGNIZERS[recognizer]()
-    if isinstance(recognizer, Mapping) or hasattr(recognizer, "_target_"):
-        from lightscore.core.targets import build_callable
-
-        what = "a recognizer class (instances called as (wave, sample_rate) -> text)"
-        recognizer = build_callable(recognizer, where, what=f"{what} or, with _partial_: true, a Python function")
-    if not callable(recognizer):
-        raise TypeError(
-            f"{where}: a recognizer must be a name, a callable (wave, sample_rate) -> text or a _target_ config; "
-            f"got {recognizer!r}"
-        )
-    return recognizer
+    return build_pluggable(
+        recognizer,
+        RECOGNIZERS,
+        where,
+        kind="recognizer",
+        call="(wave, sample_rate) -> text",
+        classes="a recognizer class",
+    )

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["build_callable", "build_target", "callable_target", "one_line", "resolve_target"]
+__all__ = ["build_callable", "build_pluggable", "build_target", "callable_target", "one_line", "resolve_target"]
 
 
 def one_line(cause: BaseException) -> str:
@@ -160,3 +160,55 @@ def build_callable(config: Any, where: str, what: str) -> Any:
     """
     partial = bool(config.get("_partial_", False))
     return build_target(config, where, allowed=lambda target: callable_target(target, partial), what=what)
+
+
+def build_pluggable(
+    value: Any, names: Mapping[str, Callable[[], Any]], where: str, *, kind: str, call: str, classes: str
+) -> Any:
+    """A part a metric calls per item (a recognizer, a speaker embedder): a name, a ``_target_`` config or a callable.
+
+    The one rule for every pluggable part: a name of ``names`` is built by its factory, a mapping
+    goes through `build_callable` (resolved, and refused before anything is called), and a callable
+    is used as it is.
+
+    Args:
+        value: A name of ``names``, a mapping with ``_target_``, or a callable.
+        names: The names a config may use, each mapped to a factory taking no arguments.
+        where: The config place, put before every error.
+        kind: What the part is, for the errors (``"recognizer"``).
+        call: How the part is called, for the errors (``"(wave, sample_rate) -> text"``).
+        classes: What a class given as ``_target_`` must be, for the errors (``"a recognizer class"``).
+
+    Returns:
+        The callable part.
+
+    Raises:
+        TypeError: an unknown name, a mapping without ``_target_``, a refused target, or something not callable.
+        ValueError: a target that cannot be imported or fails while building.
+
+    >>> build_pluggable("upper", {"upper": lambda: str.upper}, "casing", kind="casing", call="(text) -> text",
+    ...                 classes="a casing class")("a")
+    'A'
+    >>> build_pluggable(5, {}, "metrics[0].casing", kind="casing", call="(text) -> text", classes="a casing class")
+    Traceback (most recent call last):
+    ...
+    TypeError: metrics[0].casing: a casing must be a name, a callable (text) -> text or a _target_ config; got 5
+    """
+    if isinstance(value, str):
+        if value not in names:
+            raise TypeError(
+                f"{where}: unknown {kind} {value!r}; known names: {', '.join(names)} "
+                "(or pass a callable or a _target_ config)"
+            )
+        return names[value]()
+    if isinstance(value, Mapping):  # an omegaconf DictConfig is one too
+        if "_target_" not in value:
+            raise TypeError(f"{where}: {kind} config {dict(value)!r} has no _target_")
+        what = f"{classes} (instances called as {call}) or, with _partial_: true, a Python function"
+        value = build_callable(value, where, what)
+    if not callable(value):
+        article = "an" if kind[:1] in "aeiou" else "a"
+        raise TypeError(
+            f"{where}: {article} {kind} must be a name, a callable {call} or a _target_ config; got {value!r}"
+        )
+    return value
