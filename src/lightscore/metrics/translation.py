@@ -36,6 +36,22 @@ __all__ = ["BLEU", "ChrF", "TranslationEditRate"]
 _COMMON = ("references", "per_utterance", "ci", "bootstrap", "seed")
 
 
+def _check_options(metric: TranslationMetric, options: dict[str, Any], known: Sequence[str]) -> None:
+    """What every translation metric checks first: that the ``mt`` extra is installed, then that it knows each option.
+
+    Args:
+        metric: The metric being built (its class and ``name`` go in the errors).
+        options: Its ``**options``; those of `TranslationMetric` (``_COMMON``) are checked there.
+        known: Every option the metric takes, listed in the error.
+
+    Raises:
+        lightscore._extras.MissingExtraError: sacrebleu is not installed.
+        TypeError: an option the metric does not know.
+    """
+    require(type(metric).__name__, "mt")
+    check_unknown(metric.name, {k: v for k, v in options.items() if k not in _COMMON}, known)
+
+
 def _check_int(owner: str, name: str, value: Any, low: int) -> None:
     check_type(owner, name, value, (int,), "an int")
     if value < low:
@@ -88,8 +104,7 @@ class BLEU(TranslationMetric):
         trg_lang: str = "",
         **options: Any,
     ) -> None:
-        require(type(self).__name__, "mt")
-        check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["BLEU"])
+        _check_options(self, options, _KNOWN["BLEU"])
         check_type(self.name, "tokenize", tokenize, (str, type(None)), "a tokenizer name")
         check_type(self.name, "trg_lang", trg_lang, (str,), "a language code")
         if tokenize is None:
@@ -183,8 +198,7 @@ class ChrF(TranslationMetric):
         eps_smoothing: bool = False,
         **options: Any,
     ) -> None:
-        require(type(self).__name__, "mt")
-        check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["chrF"])
+        _check_options(self, options, _KNOWN["chrF"])
         _check_int(self.name, "char_order", char_order, 0)
         _check_int(self.name, "word_order", word_order, 0)
         _check_int(self.name, "beta", beta, 0)
@@ -250,8 +264,7 @@ class TranslationEditRate(TranslationMetric):
         case_sensitive: bool = False,
         **options: Any,
     ) -> None:
-        require(type(self).__name__, "mt")
-        check_unknown(self.name, {k: v for k, v in options.items() if k not in _COMMON}, _KNOWN["TransTER"])
+        _check_options(self, options, _KNOWN["TransTER"])
         flags = {"normalized": normalized, "no_punct": no_punct, "asian_support": asian_support}
         _check_flags(self.name, **flags, case_sensitive=case_sensitive)
         self.normalized = normalized
