@@ -49,6 +49,7 @@ from lightscore.text.sclite.network import (
     parse_reference,
     path_pairs,
     read_words,
+    walk_back,
 )
 
 if TYPE_CHECKING:  # rapidfuzz, which alignment loads, is not needed to align networks
@@ -165,13 +166,7 @@ def _network_path(ref: Network, hyp: Network) -> list[tuple[int, int, str]]:
             else:
                 row[b], row_back[b] = ins_cost, (a, ins_arc)
     _, a, b = _cheapest_pair(cells, ref_ends, hyp_ends)
-    path = []
-    while a > 0 or b > 0:
-        before_a, before_b = back[a][b]
-        path.append((a, b, "I" if a == before_a else "D" if b == before_b else "S"))
-        a, b = before_a, before_b
-    path.reverse()
-    return path
+    return walk_back(back, a, b)
 
 
 def _sum(cost: float, step: float, exact: bool) -> float:

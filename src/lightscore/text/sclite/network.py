@@ -34,6 +34,7 @@ __all__ = [
     "parse_reference",
     "path_pairs",
     "read_words",
+    "walk_back",
 ]
 
 
@@ -153,6 +154,33 @@ def parse_reference(text: str, optional: bool = False, fragments: bool = False) 
     arcs: list[tuple[Word | None, list[int]]] = [(None, [])]
     ends = _build(_elements(text), [0], arcs, optional, fragments, text)
     return arcs, ends
+
+
+def walk_back(back: list[list[tuple[int, int]]], a: int, b: int) -> list[tuple[int, int, str]]:
+    """The path through two networks that ends at cell ``(a, b)``: ``(ref arc, hyp arc, move)`` from the start.
+
+    Each cell's back pointer names the cell it was reached from: the same reference arc means an
+    insertion (I), the same hypothesis arc a deletion (D), neither a substitution (S). The fast
+    alignment (`lightscore.text.sclite.markup`) and its plain twin both walk their pointers here.
+
+    Args:
+        back: ``back[a][b]``, the cell before ``(a, b)`` on its cheapest path; ``(0, 0)`` is the start.
+        a: The reference arc the path ends at.
+        b: The hypothesis arc it ends at.
+
+    Returns:
+        The moves, from the start.
+
+    >>> walk_back([[(0, 0), (0, 0)], [(0, 0), (0, 0)], [(1, 0), (1, 1)]], 2, 1)
+    [(1, 1, 'S'), (2, 1, 'D')]
+    """
+    path = []
+    while a > 0 or b > 0:
+        before_a, before_b = back[a][b]
+        path.append((a, b, "I" if a == before_a else "D" if b == before_b else "S"))
+        a, b = before_a, before_b
+    path.reverse()
+    return path
 
 
 def path_pairs(ref: Network, hyp: Network, path: Iterable[tuple[int, int, str]]) -> list[Pair]:

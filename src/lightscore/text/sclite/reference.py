@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from lightscore.text.alignment import Pair
-from lightscore.text.sclite.network import Network, f32, gap_cost, pair_cost, path_pairs
+from lightscore.text.sclite.network import Network, f32, gap_cost, pair_cost, path_pairs, walk_back
 
 __all__ = ["align_networks", "align_words", "count_networks", "count_words", "word_costs"]
 
@@ -148,13 +148,7 @@ def _network_path(ref: Network, hyp: Network) -> list[tuple[int, int, str]]:
             best_end = (cost, a, b)
     assert best_end is not None
     _, a, b = best_end
-    path = []
-    while a > 0 or b > 0:
-        before_a, before_b = back[a][b]
-        path.append((a, b, "I" if a == before_a else "D" if b == before_b else "S"))
-        a, b = before_a, before_b
-    path.reverse()
-    return path
+    return walk_back(back, a, b)
 
 
 def _choose(moves: list[tuple[float, tuple[int, int]]], inner: bool) -> tuple[float, tuple[int, int]]:
