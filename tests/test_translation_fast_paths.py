@@ -143,7 +143,7 @@ ascii_text = st.text(alphabet=string.printable + "\x01\x1c\x1f\x7f", max_size=40
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ascii_text, min_size=1, max_size=12))
 def test_13a_ascii_keys_equal_sacrebleu_tokenizer(lines):
-    """The numpy road for ASCII text: words of 8, 9 and 10 characters, 13a's symbols, control characters."""
+    """ASCII text through the per-word cache: words of 8, 9 and 10 characters, 13a's symbols, control characters."""
 
     assert_ids_partition_tokens([line.rstrip() for line in lines if "\n" not in line and "\r" not in line] or ["a"])
 

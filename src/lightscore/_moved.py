@@ -87,7 +87,6 @@ MOVED: dict[str, str] = {
     "lightscore.text.spacing": "lightscore.text.hubscr.spacing",
     "lightscore.text.mt_tokenize": "lightscore.text.mt.tokenizers",
     "lightscore.text.token_ids": "lightscore.text.mt.token_ids",
-    "lightscore.text.ascii_13a": "lightscore.text.mt.ascii_13a",
     "lightscore.text.ngram_counts": "lightscore.text.mt.ngram_counts",
     "lightscore.text.ngram_match": "lightscore.text.mt.ngram_match",
     "lightscore.text.bleu_stats": "lightscore.text.mt.bleu",

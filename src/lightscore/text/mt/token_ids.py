@@ -13,7 +13,7 @@ cleared past ``limit`` words, so memory stays flat on any corpus.
 >>> from lightscore.text.mt.tokenizers import bleu_tokenizer
 >>> ids, lengths = TokenIds(bleu_tokenizer("13a")).encode([["a,b c"], ["c a"]])
 >>> [i.tolist() for i in ids], [n.tolist() for n in lengths]
-([[1, 0, 2, 3], [3, 1]], [[4], [2]])
+([[0, 1, 2, 3], [3, 0]], [[4], [2]])
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lightscore.text.mt.ascii_13a import AsciiKeys
 from lightscore.text.mt.reference import unescape_13a
 from lightscore.text.mt.sacrebleu_api import check_13a_rules, is_sacrebleu_13a, word_pieces_13a
 from lightscore.text.mt.tokenizers import SEPARATOR, Tokenizer, token_stream
@@ -48,7 +47,6 @@ class TokenIds:
         if self.per_word:
             check_13a_rules()  # the per-word road relies on 13a's rules as lightscore knows them
         self.limit = limit
-        self.ascii = AsciiKeys(limit)
         self._clear()
 
     def _clear(self) -> None:
@@ -71,10 +69,7 @@ class TokenIds:
         """
         if len(self.words) > self.limit:
             self._clear()
-        self.ascii.clear_if_full()
         texts = [self._prepared(side) for side in sides] if self.per_word else []
-        if texts and all(text is not None and text.isascii() for text in texts):
-            return self._ascii_encode(texts, [len(side) for side in sides])
         streams = [self._piece_ids(side, text) for side, text in zip(sides, texts or [None] * len(sides))]
         lengths = []
         for stream in streams:
@@ -87,13 +82,6 @@ class TokenIds:
             present[k] = True
         rank = np.cumsum(present, dtype=np.int64).astype(np.uint64) - np.uint64(1)
         return [rank[k] for k in kept], lengths
-
-    def _ascii_encode(self, texts: list[str], n_lines: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """`encode` of ASCII sides: numpy finds the tokens (`text.mt.ascii_13a`), one sort ranks their keys."""
-        keys, lengths = zip(*(self.ascii.keys(text, n) for text, n in zip(texts, n_lines)))
-        _, dense = np.unique(np.concatenate(keys), return_inverse=True)
-        cuts = np.cumsum([len(k) for k in keys])[:-1]
-        return [part.astype(np.uint64) for part in np.split(dense.reshape(-1), cuts)], list(lengths)
 
     @staticmethod
     def _prepared(lines: Sequence[str]) -> str | None:
