@@ -97,7 +97,7 @@ def worker(rank: int, world: int, port: int, iterations: int, queue) -> None:
             times[name].append(time.perf_counter() - start)
     check = fed(WER, [], [])
     check.load_state(wer.state())
-    gather_and_merge(check)  # a collective: every rank calls it
+    check.load_state(gather_and_merge(check))  # a collective: every rank calls it; it returns the merged state
     everyone = gather_objects(times)
     if rank == 0:
         queue.put(("merged", check.compute()))
