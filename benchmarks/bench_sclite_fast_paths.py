@@ -30,7 +30,7 @@ from bench_hubscr import corpus as conversations
 from common import header, load_average, time_side_by_side
 from corpus import make_pairs
 
-from lightscore.text.hubscr import ctm_words, glm, pipeline
+from lightscore.text.hubscr import glm, pipeline
 from lightscore.text.hubscr import reference as hubscr_reference
 from lightscore.text.sclite import align, batch, encode, markup
 from lightscore.text.sclite import reference as sclite_reference
@@ -169,14 +169,6 @@ def main() -> int:
             return pipeline.hubscr(small_stm, small_ctm, GLM)
 
         rows += [
-            (
-                "ctm read in numpy columns (`ctm_words._by_columns`)",
-                "`ctm_words._line_by_line`",
-                score,
-                ctm_words,
-                "_by_columns",
-                lambda *_: None,
-            ),
             (
                 "markup read by one split (`encode.encode`)",
                 "`encode.encode_parsed`",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -11,10 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_glm import OTHER, RULE_WORDS
 
-from lightscore.text.hubscr.ctm_fields import ctm_fields
 from lightscore.text.hubscr.ctm_words import (
     Csrfilt,
-    _by_columns,
     _line_by_line,
     filtered_words,
     words_of,
@@ -63,11 +60,13 @@ def printed_route(path: Path, glm) -> tuple[dict, dict]:
 @pytest.mark.parametrize("name", GLMS)
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("conf", [True, False])
-def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: bool, tmp_path: Path) -> None:
-    """The numpy reader (every line the same fields, times of at most 3 decimals) equals the printed route.
+def test_ctm_of_even_lines_read_directly_equals_the_printed_route(
+    name: str, seed: int, conf: bool, tmp_path: Path
+) -> None:
+    """Every line the same fields, times of at most 3 decimals: the direct read equals the printed route.
 
-    Durations of a few milliseconds split in 2-4 words put ``round(x, 3)`` on halves, where numpy's
-    rounding alone would differ from Python's.
+    Durations of a few milliseconds split in 2-4 words put ``round(x, 3)`` on halves, where a rounding
+    other than Python's would differ.
     """
     rng = random.Random(seed)
     glm = read_glm(glm_path(name))
@@ -83,79 +82,15 @@ def test_ctm_columns_equal_the_line_by_line_reader(name: str, seed: int, conf: b
     path = tmp_path / "hyp.ctm"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     rows = [line.split() for line in lines[1:]]
-    items = _by_columns(ctm_fields(path.read_text(encoding="utf-8")), Csrfilt(glm), ({}, {}))
-    assert items is not None
-    found = (items.by_key(), items.midpoint_lists())
+    found = filtered_words(path, glm)
     assert found == _line_by_line(rows, Csrfilt(glm), ({}, {}))
     assert found == printed_route(path, glm)
-
-
-def test_ctm_times_of_more_decimals_are_read_line_by_line() -> None:
-    glm = read_glm(glm_path("en20030506"))
-    assert _by_columns(ctm_fields("f A 1.0005 0.5 gonna 1\n"), Csrfilt(glm), ({}, {})) is None
-    assert _by_columns(ctm_fields("f A 1 0.5\n"), Csrfilt(glm), ({}, {})) is None
-
-
-field_texts = st.text(alphabet=st.sampled_from(["a", ";", "é", "1", "."]), min_size=1, max_size=3)
-ctm_gaps = st.sampled_from([" ", "  ", "\t", "\x0b", "\x1c", "\x1f", "\xa0", "\u3000", "\u2028"])
-
-
-@given(st.lists(st.tuples(st.lists(field_texts, max_size=7), ctm_gaps, st.sampled_from(["", ";;"])), max_size=12))
-def test_ctm_columns_are_the_lines_fields_or_none(lines: list[tuple[list[str], str, str]]) -> None:
-    """`ctm_fields` of a text is its lines' fields (blank and ``;;`` lines left out) column by column, or None
-    when the lines' numbers of fields differ, whatever ASCII whitespace separates them (the line reader's
-    `split`); a text with other whitespace may be left to the line reader (None)."""
-    text = "\n".join(mark + gap.join(fields) for fields, gap, mark in lines)
-    rows = [fields for fields in map(str.split, text.split("\n")) if fields and not fields[0].startswith(";;")]
-    widths = {len(fields) for fields in rows}
-    expected = [list(column) for column in zip(*rows)] if len(widths) == 1 else None
-    fields = ctm_fields(text)
-    found = None if fields is None else [fields.column(k) for k in range(fields.width)]
-    assert found == expected or (found is None and any(char in text for char in "\xa0\u3000\u2028"))
-
-
-conversation_names = st.sampled_from(
-    ["f", "fa", "file0000", "file0001", "file00001", "sw02001-A_000012", "sw02001-A_000013"]
-)
-
-
-@given(st.lists(st.tuples(conversation_names, st.sampled_from(["A", "B", "AB"])), min_size=1, max_size=30))
-def test_runs_number_the_conversations_in_order(keys: list[tuple[str, str]]) -> None:
-    """`Fields.runs` numbers each (file, channel) in order of first appearance (names sharing prefixes)."""
-    fields = ctm_fields("".join(f"{name} {channel} 1 2 x\n" for name, channel in keys))
-    numbers = {key: k for k, key in enumerate(dict.fromkeys(keys))}
-    found, line_key = fields.runs(0, 1)
-    assert found == numbers and line_key.tolist() == [numbers[key] for key in keys]
 
 
 def test_ctm_alternations_in_the_input_take_the_printed_route(tmp_path: Path) -> None:
     path = tmp_path / "hyp.ctm"
     path.write_text("f1 A * * <ALT_BEGIN>\nf1 A 1 0.5 a\nf1 A * * <ALT>\nf1 A 1 0.5 b\nf1 A * * <ALT_END>\n")
     assert filtered_words(path, read_glm(glm_path("en20030506"))) is None
-
-
-def _is_plain(time: str) -> bool:
-    """A plain number of at most three decimals (what csrfilt reprints unchanged), said in a regex."""
-    return (
-        re.fullmatch(r"(?=\.?[0-9])[0-9]{0,15}(\.[0-9]{0,3})?", time) is not None and sum(map(str.isdigit, time)) <= 15
-    )
-
-
-# Numbers written as ctm times are (one to five decimals, long digit runs), and anything else.
-times = st.from_regex(r"[0-9]{0,17}\.?[0-9]{0,5}", fullmatch=True) | st.text(
-    alphabet=st.sampled_from("0123456789.-+e_٣"), min_size=1, max_size=20
-)
-
-
-@given(st.lists(times.filter(bool), min_size=1, max_size=8))
-def test_plain_times_are_floats_or_none(column: list[str]) -> None:
-    """`Fields.times` reads a column exactly as ``float`` does when every time in it is plain, else gives None
-    (and the ctm goes to the line reader)."""
-    found = ctm_fields("".join(f"f A {time} 1 x\n" for time in column)).times(2)
-    if all(map(_is_plain, column)):
-        assert found is not None and found.tolist() == [float(t) for t in column]
-    else:
-        assert found is None
 
 
 def taken_by_walking(ends: list[float], mids: list[float]) -> list[int]:

@@ -83,7 +83,6 @@ MOVED: dict[str, str] = {
     "lightscore.text.hubscr_languages": "lightscore.text.hubscr.languages",
     "lightscore.text.ctm_words": "lightscore.text.hubscr.ctm_words",
     "lightscore.text.ctm_fields": "lightscore.text.hubscr.ctm_fields",
-    "lightscore.text.ctm_times": "lightscore.text.hubscr.ctm_times",
     "lightscore.text.spacing": "lightscore.text.hubscr.spacing",
     "lightscore.text.mt_tokenize": "lightscore.text.mt.tokenizers",
     "lightscore.text.token_ids": "lightscore.text.mt.token_ids",

@@ -17,14 +17,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from itertools import chain
 from math import isfinite
 from typing import NamedTuple
 
 import numpy as np
 
-from lightscore.text.hubscr.ctm_fields import Fields, ctm_fields, ctm_rows
-from lightscore.text.hubscr.ctm_times import alternation_times, split_times
+from lightscore.text.hubscr.ctm_fields import ctm_rows
 from lightscore.text.hubscr.glm import Glm, csrfilt_lines
 from lightscore.text.hubscr.stm_ctm import CtmItem
 
@@ -167,100 +165,8 @@ def filtered_items(path: str | os.PathLike, glm: Glm | Csrfilt, encoding: str = 
         text = f.read()
     csrfilt = glm if isinstance(glm, Csrfilt) else Csrfilt(glm)
     known: tuple[dict[str, _Filtered], dict[str, _Filtered]] = ({}, {})  # without, with a confidence field
-    fields = ctm_fields(text)
-    found = _by_columns(fields, csrfilt, known) if fields is not None else None
-    if found is not None:
-        return found
     found = _line_by_line(ctm_rows(text), csrfilt, known)
     return None if found is None else CtmShapes(*numbered(found[0]), found[1])
-
-
-def _by_columns(fields: Fields, csrfilt: Csrfilt, known: tuple[dict, dict]) -> CtmShapes | None:
-    """`filtered_words` for the common ctm, in numpy: None unless it has five fields or more and plain times.
-
-    Plain twin: `_line_by_line` (the ctm read line by line).
-
-    Each distinct word is filtered once; its items are the word's parts (one per word it became,
-    or one alternation), timed by `lightscore.text.hubscr.ctm_times` for all lines at once.
-
-    Args:
-        fields: The ctm's fields (`lightscore.text.hubscr.ctm_fields.ctm_fields`).
-        csrfilt, known: The filter, and the words filtered so far (without and with a confidence field).
-    """
-    if fields.width < 5:
-        return None
-    begin, duration = fields.times(2), fields.times(3)
-    if begin is None or duration is None:
-        return None
-    words = fields.column(4)
-    cache = known[fields.width > 5]
-    distinct = set(words)
-    _filter_all(distinct, fields.width > 5, csrfilt, cache)
-    entries = {word: cache[word] for word in distinct}
-    if any(entry is _PRINTED for entry in entries.values()) or not ALT_MARKS.isdisjoint(entries):
-        return None
-    keys, line_key = fields.runs(0, 1)
-    table = _WordTable(entries)
-    word = np.fromiter(map(table.index.__getitem__, words), dtype=np.int64, count=len(words))
-    line, sub = _expanded(table.items[word])
-    _, midpoint = split_times(begin[line], duration[line], np.maximum(table.items[word][line], 1), sub)
-    alternated = table.alternated[word[line]]
-    if alternated.any():
-        midpoint[alternated] = _alternation_times(table, word, line[alternated], begin, duration)[1]
-    conversation = line_key[line]
-    word, at = word[line], begin[line]
-    # hubscr sorts the ctm's lines by begin (stably) before csrfilt: a split word's parts stay together
-    if not _in_order(conversation, at):  # a ctm is written in time order, mostly: then there is nothing to sort
-        order = np.lexsort((sub, line, at, conversation))
-        word, sub, conversation, midpoint = word[order], sub[order], conversation[order], midpoint[order]
-    ids = (table.first[word] + sub).tolist()
-    bounds = np.searchsorted(conversation, np.arange(len(keys) + 1)).tolist()
-    return CtmShapes(
-        table.shapes,
-        {key: ids[bounds[k] : bounds[k + 1]] for key, k in keys.items()},
-        {key: midpoint[bounds[k] : bounds[k + 1]] for key, k in keys.items()},  # arrays: assign_words' bisection
-    )
-
-
-def _in_order(conversation: np.ndarray, begin: np.ndarray) -> bool:
-    """Whether items in file order are already by conversation, then their line's begin (lines and places follow)."""
-    same = conversation[1:] == conversation[:-1]
-    return bool(((conversation[1:] > conversation[:-1]) | (same & (begin[1:] >= begin[:-1]))).all())
-
-
-class _WordTable:
-    """The distinct filtered words as arrays: items per word, whether an alternation, and their shapes in a row."""
-
-    def __init__(self, entries: dict[str, _Filtered]) -> None:
-        self.index = {word: k for k, word in enumerate(entries)}
-        filtered = list(entries.values())
-        self.items = np.array([len(entry.items) for entry in filtered], dtype=np.int64)
-        self.alternated = np.array([entry.kind == 2 for entry in filtered], dtype=bool)
-        self.first = np.cumsum(self.items) - self.items  # where a word's shapes start in `shapes`
-        self.shapes = [shape for entry in filtered for shape in entry.items]
-        self.lengths = [entry.lengths for entry in filtered]
-
-
-def _expanded(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per item of lines with ``counts`` items each: its line and its place in the line.
-
-    >>> [a.tolist() for a in _expanded(np.array([2, 0, 1]))]
-    [[0, 0, 2], [0, 1, 0]]
-    """
-    line = np.repeat(np.arange(len(counts)), counts)
-    return line, np.arange(len(line)) - (np.cumsum(counts) - counts)[line]
-
-
-def _alternation_times(
-    table: _WordTable, word: np.ndarray, lines: np.ndarray, begin: np.ndarray, duration: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Start and midpoint of the alternations on ``lines`` (`lightscore.text.hubscr.ctm_times.alternation_times`)."""
-    lengths = [table.lengths[k] for k in word[lines].tolist()]
-    sizes = np.fromiter(map(len, lengths), dtype=np.int64, count=len(lengths))
-    owner = np.repeat(np.arange(len(lines)), sizes)
-    flat = np.fromiter(chain.from_iterable(lengths), dtype=np.int64, count=int(sizes.sum()))
-    at = lines[owner]
-    return alternation_times(begin[at], duration[at], flat, owner, len(lines))
 
 
 def _line_by_line(rows: list[list[str]], csrfilt: Csrfilt, known: tuple[dict, dict]) -> tuple[dict, dict] | None:
