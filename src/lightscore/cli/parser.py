@@ -17,7 +17,16 @@ from lightscore.cli.commands import run_compare, run_measure, run_report
 from lightscore.cli.inputs import check_options
 from lightscore.cli.score import run_score
 from lightscore.text.aligners import ALIGNERS
-from lightscore.text.choices import CASES, ERROR_RATES, MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
+from lightscore.text.choices import (
+    CASES,
+    ERROR_RATES,
+    LATENCY_METRICS,
+    MEETING_METRICS,
+    NORMALIZERS,
+    PNC_TIMING_METRICS,
+    RECOGNITION_PRACTICE,
+    TRANSLATION_METRICS,
+)
 from lightscore.text.hubscr.languages import LANGUAGES
 from lightscore.text.sclite.trn import SCLITE_FORMATS
 
@@ -149,7 +158,10 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add = options.add_argument
     metrics = "the error rate, or a translation metric equal to sacrebleu's (docs/translation.md; default: wer)"
     metrics += "; cpwer, orcwer, tcpwer, der, jer score meeting files (STM, CTM, SegLST, RTTM: docs/meetings.md)"
-    add("--metric", choices=(*ERROR_RATES, *TRANSLATION_METRICS, *MEETING_METRICS), default="wer", help=metrics)
+    metrics += "; keywords, oracle_wer, per, case_er, pnc_wer, word_timing: docs/recognition-practice.md"
+    metrics += "; simul_latency: docs/translation.md"
+    families = (*TRANSLATION_METRICS, *MEETING_METRICS, *RECOGNITION_PRACTICE, *PNC_TIMING_METRICS, *LATENCY_METRICS)
+    add("--metric", choices=(*ERROR_RATES, *families), default="wer", help=metrics)
     add("--collar", type=float, metavar="S", help="tcpwer (required), der, jer: the collar in seconds")
     add("--ref2", metavar="FILE", action="append", default=[], help="a further reference (translation; repeatable)")
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")

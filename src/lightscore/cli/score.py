@@ -20,7 +20,14 @@ from lightscore.cli.families import run_meeting_score, run_translation_score
 from lightscore.cli.inputs import check_input, check_inputs, metric_options
 from lightscore.cli.output import ProgressBar, format_rows
 from lightscore.io.atomic import temp_target
-from lightscore.text.choices import ERROR_RATES, MEETING_METRICS, TRANSLATION_METRICS
+from lightscore.text.choices import (
+    ERROR_RATES,
+    LATENCY_METRICS,
+    MEETING_METRICS,
+    PNC_TIMING_METRICS,
+    RECOGNITION_PRACTICE,
+    TRANSLATION_METRICS,
+)
 
 __all__ = ["run_score"]
 
@@ -37,6 +44,18 @@ def run_score(args: argparse.Namespace) -> int:
         return run_translation_score(args)
     if args.metric in MEETING_METRICS:
         return run_meeting_score(args)
+    if args.metric in RECOGNITION_PRACTICE:
+        from lightscore.cli.recognition import run_recognition_score
+
+        return run_recognition_score(args)
+    if args.metric in PNC_TIMING_METRICS:
+        from lightscore.cli.pnc_timing import run_pnc_timing_score
+
+        return run_pnc_timing_score(args)
+    if args.metric in LATENCY_METRICS:
+        from lightscore.cli.latency import run_latency_score
+
+        return run_latency_score(args)
     options = metric_options(args)
     if _counts_segments(args, options):
         metric, result, prepared = next(_segments_sweep(args, options, [args.hyp], catch=False))[1]

@@ -12,7 +12,16 @@ command line offers them as choices. The aligners' names are
 
 from lightscore.text.sclite.case import CASE_PROFILES
 
-__all__ = ["CASES", "ERROR_RATES", "MEETING_METRICS", "NORMALIZERS", "TRANSLATION_METRICS"]
+__all__ = [
+    "CASES",
+    "ERROR_RATES",
+    "LATENCY_METRICS",
+    "MEETING_METRICS",
+    "NORMALIZERS",
+    "PNC_TIMING_METRICS",
+    "RECOGNITION_PRACTICE",
+    "TRANSLATION_METRICS",
+]
 
 CASES = ("sensitive", "fold", *CASE_PROFILES)
 """``sensitive``; ``fold`` (``str.lower``: every cased letter); ``sclite`` (A-Z only, sclite's default and
@@ -21,4 +30,25 @@ NORMALIZERS = ("none", "whisper_english", "whisper_basic")
 ERROR_RATES = ("wer", "cer", "ter", "sclite_cer", "mer")
 """lightscore.metrics.WER, CER, TER, SCLiteCER (sclite -c) and MixedER, by the names the command line takes."""
 TRANSLATION_METRICS = ("bleu", "chrf", "chrf++", "transter")  # BLEU, ChrF (word_order=2), TranslationEditRate
-MEETING_METRICS = ("cpwer", "orcwer", "tcpwer", "der", "jer")  # lightscore.metrics.CPWER ... JER, on session files
+MEETING_METRICS = (
+    "cpwer",
+    "orcwer",
+    "tcpwer",
+    "der",
+    "jer",
+    "greedy_orcwer",
+    "tcorcwer",
+    "greedy_tcorcwer",
+    "dicpwer",
+    "ditcpwer",
+    "mimower",
+    "purity_coverage",
+)
+"""lightscore.metrics.CPWER ... JER, GreedyORCWER, TCORCWER, GreedyTCORCWER, DICPWER, DITCPWER, MIMOWER and
+PurityCoverage, on session files (docs/meetings.md)."""
+RECOGNITION_PRACTICE = ("keywords", "oracle_wer")
+"""lightscore.metrics.KeywordErrorRate (B-WER/U-WER, keyword recall/precision, OOV-WER/CER) and OracleWER (n-best)."""
+PNC_TIMING_METRICS = ("per", "case_er", "pnc_wer", "word_timing")
+"""PunctuationErrorRate, CaseErrorRate, PnCWER (punctuation and case kept) and WordTiming (ctm times)."""
+LATENCY_METRICS = ("simul_latency",)
+"""lightscore.metrics.SimulLatency (AL, LAAL, DAL, ATD as SimulEval) from SimulEval's instance logs."""
