@@ -9,7 +9,7 @@ deletions and insertions of each assigned pair with Kaldi's tie-breaking
 (kaldialign, the breakdown meeteval reports). The distances come from
 rapidfuzz, in C. ORC-WER (`orc_counts`) gives each reference segment to the
 hypothesis stream that makes the fewest errors overall: meeteval's multi-stream
-Levenshtein search, vectorized with numpy over the grid of stream positions and
+Levenshtein search as plain loops compiled by numba (`lightscore.text.meeting.orc_search`),
 walked back the way meeteval's C++ walks it, so ties pick the same streams.
 tcpWER lives in `lightscore.text.meeting.time_constrained`. Nothing here imports torch.
 """
@@ -233,78 +233,11 @@ class OrcCounts(NamedTuple):
     assignment: tuple[Any, ...]
 
 
-def _advance(cost: Any, origin: Any, words: Sequence[int], stream: Any) -> tuple[Any, Any]:
-    """Levenshtein rows (one per grid line) after reading ``words`` against one stream, with each cell's origin.
-
-    Ties resolve as meeteval's ``update_levenshtein_row``: a match takes the diagonal; else the
-    cell from the left wins, then the one above, then the diagonal. The running minimum
-    (`lightscore.text.dp_rows.close_row`) turns the left-to-right dependency into whole-array operations.
-    Plain twin: `lightscore.text.meeting.reference._read_words` (one line at a time).
-    """
-    import numpy as np
-
-    from lightscore.text.dp_rows import close_row
-
-    position = np.arange(cost.shape[1])
-    for word in words:
-        match = stream == word
-        up_wins = cost[:, 1:] <= cost[:, :-1]
-        diagonal_or_up = np.where(match, cost[:, :-1], np.minimum(cost[:, 1:], cost[:, :-1]) + 1)
-        vertical = np.concatenate([cost[:, :1] + 1, diagonal_or_up], axis=1)
-        came = np.concatenate([origin[:, :1], np.where(match | ~up_wins, origin[:, :-1], origin[:, 1:])], axis=1)
-        # A match takes the diagonal even when the left cell is cheaper (meeteval's start state is not
-        # 1-Lipschitz after an empty stream), so each match restarts the running minimum.
-        restart = np.cumsum(np.concatenate([[True], match])) << 40
-        cost = close_row(vertical, position + restart)
-        from_left = np.zeros(cost.shape, dtype=bool)
-        from_left[:, 1:] = ~match & (cost[:, :-1] + 1 <= vertical[:, 1:])
-        source = np.maximum.accumulate(np.where(from_left, 0, position), axis=1)
-        origin = np.take_along_axis(came, source, axis=1)
-    return cost, origin
-
-
-def _start_costs(dims: Sequence[int]) -> Any:
-    """The search's first state (only insertions) exactly as meeteval's C++ builds it.
-
-    Cell ``i`` copies the cell one stride below plus one, the stride being the largest one reached
-    so far; meeteval advances to the next stride only on reaching it exactly, so after an empty
-    stream (two equal strides) it keeps the smaller stride for the rest of the grid. The numbers
-    then exceed the true insertion counts; it is kept so that results and ties stay meeteval's.
-    Plain twin: `lightscore.text.meeting.reference.orc_start_costs`.
-
-    >>> _start_costs([2, 3]).tolist()
-    [0, 1, 1, 2, 2, 3]
-    >>> _start_costs([2, 1, 2]).tolist()  # meeteval's: the true counts are [0, 1, 1, 2]
-    [0, 1, 1, 2]
-    """
-    import math
-
-    import numpy as np
-
-    strides = [math.prod(dims[:k]) for k in range(len(dims))]
-    total = math.prod(dims)
-    steps = [(1, strides[0] if strides else 1)]  # (first cell, stride) of each stretch
-    for k in range(1, len(strides)):
-        if strides[k] == strides[k - 1] and k > 1:
-            break  # meeteval never reaches a stride equal to the one before
-        steps.append((strides[k], strides[k]))
-    cost = np.zeros(total, dtype=np.int64)
-    for n, (first, stride) in enumerate(steps):
-        last = steps[n + 1][0] if n + 1 < len(steps) else total
-        cells = np.arange(first, max(first, last))
-        back = (cells - (first - stride)) // stride  # jumps back to a cell before this stretch
-        cost[cells] = cost[cells - back * stride] + back
-    return cost
-
-
 def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence[int]]) -> list[int]:
     """The stream index of each utterance (in order) under the fewest total errors: meeteval's ``mimo_matching``.
 
-    The search state is the grid of positions in every stream (meeteval's layout: stream 0 varies
-    fastest); for each utterance and stream every line of the grid along that stream is advanced at
-    once, and a cell keeps the first stream (lowest index) with its lowest cost.
-
-    Plain twin: `lightscore.text.meeting.reference.orc_matching`.
+    The search is `lightscore.text.meeting.orc_search` (plain loops compiled by numba, loaded on
+    first use). Plain twin: `lightscore.text.meeting.reference.orc_matching`.
 
     Args:
         utterances: The reference segments' word ids, in order.
@@ -319,40 +252,9 @@ def orc_matching(utterances: Sequence[Sequence[int]], streams: Sequence[Sequence
     >>> orc_matching([[1], [2, 3], [4]], [[1, 2], [3, 4]])
     [0, 0, 1]
     """
-    import math
+    from lightscore.text.meeting.orc_search import orc_matching as search
 
-    import numpy as np
-
-    dims = [len(s) + 1 for s in streams]
-    total = math.prod(dims)
-    if total > 50_000_000:
-        raise ValueError(f"ORC-WER would search {total:,} states ({len(streams)} streams of {dims} positions)")
-    flat = np.arange(total).reshape(dims[::-1])  # C order with axes reversed: stream 0 has stride 1
-    lines = [np.moveaxis(flat, len(dims) - 1 - a, -1).reshape(-1, dims[a]) for a in range(len(dims))]
-    hyps = [np.asarray(s, dtype=np.int64) for s in streams]
-    cost = _start_costs(dims)
-    links = []  # per utterance: each cell's cell before
-    actives = []  # per utterance: each cell's stream
-    for words in utterances:
-        best = np.empty_like(cost)
-        link = np.empty_like(cost)
-        active = np.zeros_like(cost)
-        for a, cells in enumerate(lines):
-            c, came = _advance(cost[cells], cells, words, hyps[a])
-            better = np.ones(c.shape, dtype=bool) if a == 0 else best[cells] > c  # the first stream keeps a tie
-            target = cells[better]
-            best[target] = c[better]
-            link[target] = came[better]
-            active[target] = a
-        cost = best
-        links.append(link)
-        actives.append(active)
-    cell = total - 1
-    chosen = []
-    for link, active in zip(reversed(links), reversed(actives)):
-        chosen.append(int(active[cell]))
-        cell = int(link[cell])
-    return chosen[::-1]
+    return search(utterances, streams)[1]
 
 
 def orc_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> OrcCounts:
