@@ -22,7 +22,7 @@ from typing import Any
 from lightscore.text.meeting.assignment import SessionCounts, assign, session_counts
 from lightscore.text.meeting.tc_bands import Stream, stream, tc_matrix, timed, walk, whole_matrices
 
-__all__ = ["PSEUDO_WORD_TIMINGS", "pseudo_word_times", "tc_levenshtein", "tcp_counts"]
+__all__ = ["PSEUDO_WORD_TIMINGS", "SORTS", "check_sort", "pseudo_word_times", "tc_levenshtein", "tcp_counts"]
 
 Interval = tuple[float, float]
 
@@ -82,36 +82,95 @@ PSEUDO_WORD_TIMINGS: dict[str, Callable[[float, float, Sequence[str]], list[Inte
 """meeteval's pseudo-word-level timing strategies by name (``--ref/hyp-pseudo-word-timing``)."""
 
 
-def pseudo_word_times(segments: Sequence[Any], strategy: str, collar: float = 0.0) -> dict[str, list[tuple]]:
-    """Each speaker's ``(word, start, end)`` with pseudo word times, segments sorted by start (stable).
+SORTS: tuple[str | bool, ...] = ("segment", "word", True, False)
+"""meeteval's ``reference_sort`` / ``hypothesis_sort`` values for the time-constrained metrics (default ``"segment"``).
+
+``"segment"``: segments by start time (stable); ``"word"``: then every word by its pseudo start time (stable);
+``True``: segments by start time, and an error when a speaker's word times then run backwards; ``False``: the
+input order.
+"""
+
+
+def check_sort(option: str, value: Any) -> str | bool:
+    """``value`` when it is one of `SORTS` (a bool is itself, not 0 or 1), else a ValueError naming ``option``.
+
+    >>> check_sort("reference_sort", "word")
+    'word'
+    >>> check_sort("hypothesis_sort", "start")
+    Traceback (most recent call last):
+    ...
+    ValueError: hypothesis_sort 'start' is not one of 'segment', 'word', True, False
+    """
+    if not (value is True or value is False or (isinstance(value, str) and value in SORTS)):
+        raise ValueError(f"{option} {value!r} is not one of {', '.join(map(repr, SORTS))}")
+    return value
+
+
+def _check_word_order(words: Sequence[tuple], side: str) -> None:
+    """meeteval's ``sort=True`` check: each speaker's word start times, in segment order, never decrease."""
+    by_speaker: dict[str, list[float]] = {}
+    for speaker, _, start, _ in words:
+        by_speaker.setdefault(speaker, []).append(start)
+    for speaker, starts in by_speaker.items():
+        ordered = sorted(starts)
+        wrong = sum(a != b for a, b in zip(ordered, starts))
+        if wrong:
+            raise ValueError(
+                f"the order of word-level timings contradicts the segment-level order in the {side} for speaker "
+                f"{speaker!r}: {wrong} of {len(starts)} times; set the sort to 'segment', 'word' or False"
+            )
+
+
+def pseudo_word_times(
+    segments: Sequence[Any], strategy: str, collar: float = 0.0, sort: str | bool = "segment", side: str = "reference"
+) -> dict[str, list[tuple]]:
+    """Each speaker's ``(word, start, end)`` with pseudo word times, in the order ``sort`` asks (meeteval's).
 
     An empty segment keeps its speaker (one ``""`` word, as meeteval's dummy word), so a speaker
-    who only has empty segments still counts in the assignment.
+    who only has empty segments still counts in the assignment. Speakers come in order of first
+    appearance after sorting, as meeteval groups them.
 
     Args:
         segments: Objects with ``speaker``, ``start``, ``end`` and ``words``.
         strategy: One of `PSEUDO_WORD_TIMINGS`.
-        collar: Seconds added before and after every word (the hypothesis' collar).
+        collar: Seconds added before and after every word (the hypothesis' collar), after sorting.
+        sort: One of `SORTS`: ``"segment"`` (default), ``"word"``, True or False.
+        side: ``"reference"`` or ``"hypothesis"``, naming the side in errors.
 
     Raises:
-        ValueError: strategy ``"none"`` and a segment that does not hold exactly one word.
+        ValueError: strategy ``"none"`` and a segment that does not hold exactly one word; ``sort=True``
+            and a speaker whose word times run backwards.
 
     >>> from lightscore.segments import Segment
     >>> pseudo_word_times([Segment("A", 0, 4, "abc b")], "character_based")
     {'A': [('abc', 0.0, 3.0), ('b', 3.0, 4.0)]}
     >>> pseudo_word_times([Segment("A", 0, 4, "abc b")], "character_based_points", collar=1)
     {'A': [('abc', 0.5, 2.5), ('b', 2.5, 4.5)]}
+    >>> two = [Segment("A", 0, 4, "a b"), Segment("A", 1, 2, "c")]
+    >>> [w for w, _, _ in pseudo_word_times(two, "character_based", sort="word")["A"]]
+    ['a', 'c', 'b']
+    >>> pseudo_word_times(two, "character_based", sort=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: the order of word-level timings contradicts the segment-level order in the reference for speaker \
+'A': 2 of 3 times; set the sort to 'segment', 'word' or False
     """
     split = PSEUDO_WORD_TIMINGS[strategy]
+    ordered = list(segments) if sort is False else sorted(segments, key=lambda s: s.start)
+    words = []  # (speaker, word, start, end)
+    for seg in ordered:
+        texts = seg.words.split() or [""]
+        words.extend((seg.speaker, w, start, end) for w, (start, end) in zip(texts, split(seg.start, seg.end, texts)))
+    if sort is True:
+        _check_word_order(words, side)
+    elif sort == "word":
+        words.sort(key=lambda w: w[2])
     streams: dict[str, list[tuple]] = {}
-    for seg in sorted(segments, key=lambda s: s.start):
-        words = seg.words.split() or [""]
-        stream = streams.setdefault(seg.speaker, [])
-        for word, (start, end) in zip(words, split(seg.start, seg.end, words)):
-            if collar > 0:
-                start -= collar
-                end += collar
-            stream.append((word, start, end))
+    for speaker, word, start, end in words:
+        if collar > 0:
+            start -= collar
+            end += collar
+        streams.setdefault(speaker, []).append((word, start, end))
     return streams
 
 
@@ -199,6 +258,8 @@ def tcp_counts(
     collar: float,
     reference_pseudo_word_level_timing: str = "character_based",
     hypothesis_pseudo_word_level_timing: str = "character_based_points",
+    reference_sort: str | bool = "segment",
+    hypothesis_sort: str | bool = "segment",
 ) -> SessionCounts:
     """tcpWER counts of one session, equal to meeteval's ``tcp_word_error_rate`` (errors, S/D/I, assignment).
 
@@ -210,6 +271,8 @@ def tcp_counts(
         collar: Seconds each hypothesis word may stray from the reference word it pairs with.
         reference_pseudo_word_level_timing: How reference segments' times are split among their words.
         hypothesis_pseudo_word_level_timing: The same for the hypothesis.
+        reference_sort: How the reference's words are ordered (one of `SORTS`, meeteval's default ``"segment"``).
+        hypothesis_sort: The same for the hypothesis.
 
     Returns:
         The session's `SessionCounts` (``length``: reference words).
@@ -223,8 +286,8 @@ def tcp_counts(
     >>> tcp_counts(ref, hyp, collar=5).errors
     0
     """
-    ref = pseudo_word_times(ref_segments, reference_pseudo_word_level_timing)
-    hyp = pseudo_word_times(hyp_segments, hypothesis_pseudo_word_level_timing, collar)
+    ref = pseudo_word_times(ref_segments, reference_pseudo_word_level_timing, sort=reference_sort)
+    hyp = pseudo_word_times(hyp_segments, hypothesis_pseudo_word_level_timing, collar, hypothesis_sort, "hypothesis")
     vocab: dict[str, int] = {}
     refs = [stream(words, vocab) for words in ref.values()]
     table = _PairTable(refs, [stream(words, vocab) for words in hyp.values()])
