@@ -18,9 +18,10 @@ from lightscore._extras import require
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
 from lightscore.metrics.meeting_base import MeetingMetric, check_number
-from lightscore.segments import as_segments
+from lightscore.segments import SegmentError, as_segments, read_uem
 from lightscore.text.meeting.assignment import cp_counts, orc_counts
-from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, tcp_counts
+from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, check_sort, tcp_counts
+from lightscore.text.meeting.uem import in_regions
 
 __all__ = ["CPWER", "ORCWER", "TCPWER"]
 
@@ -51,16 +52,31 @@ class _WordErrors(MeetingMetric):
         format: The meeting files' format when their suffix does not tell.
         report_html: With an output dir (``measure()``), also write ``<name>_report.html``: per
             session, the speakers' streams side by side with errors marked (`write_artifacts`).
+        uem: A UEM file (meeteval's ``uem=``): a listed session keeps only the segments that touch its
+            scoring region (`lightscore.text.meeting.uem.in_regions`); other sessions are scored whole.
     """
 
     COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS
 
-    def __init__(self, format: str | None = None, report_html: bool = False) -> None:
+    def __init__(self, format: str | None = None, report_html: bool = False, uem: str | None = None) -> None:
         require(type(self).__name__, "meeting")
         for count in self.COUNTS:
             self.add_state(count, 0, "sum")
         self.report_html = bool(report_html)
+        self.uem = None if uem is None else str(uem)
+        try:
+            self._uem = None if uem is None else read_uem(uem)
+        except (OSError, SegmentError) as e:
+            raise ValueError(f"{self.name}: uem: {e}") from None
         super().__init__(format)
+
+    def _in_uem(self, session: str, segments: list) -> list:
+        """The session's segments that touch its UEM region (all of them without a UEM or when it is not listed)."""
+        return segments if self._uem is None else in_regions(segments, self._uem.get(session))
+
+    def _uem_setting(self) -> str:
+        """`settings`' words for the UEM: nothing without one."""
+        return "" if self.uem is None else f" uem={self.uem}"
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         raise NotImplementedError
@@ -73,7 +89,7 @@ class _WordErrors(MeetingMetric):
         """
         for row, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
             try:
-                counts = self._counts(ref_segments, hyp_segments)
+                counts = self._counts(self._in_uem(session, ref_segments), self._in_uem(session, hyp_segments))
             except ValueError as e:
                 raise RowError(row, f"{self.name}: session {session!r}: {e}") from None
             for name in self.COUNTS:
@@ -95,8 +111,8 @@ class _WordErrors(MeetingMetric):
             return
         segments = {
             session: (
-                as_segments(row["ref"], session, self.format, "ref"),
-                as_segments(row["hyp"], session, self.format, "hyp"),
+                self._in_uem(session, as_segments(row["ref"], session, self.format, "ref")),
+                self._in_uem(session, as_segments(row["hyp"], session, self.format, "hyp")),
             )
             for session, row in self.iter_inputs(self.artifact_inputs, "ref", "hyp")
         }
@@ -159,7 +175,7 @@ class CPWER(_WordErrors):
         >>> CPWER().settings()
         'cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)'
         """
-        return "cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
+        return "cpWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)" + self._uem_setting()
 
 
 class ORCWER(_WordErrors):
@@ -207,6 +223,12 @@ class TCPWER(_WordErrors):
         hypothesis_pseudo_word_level_timing: The same for the hypothesis (points at the centres).
         format: The meeting files' format when the suffix does not tell.
         report_html: With an output dir, also write ``tcpwer_report.html`` (`_WordErrors.write_artifacts`).
+        reference_sort: How the reference's words are ordered, meeteval's option: ``"segment"`` (default:
+            segments by start time), ``"word"`` (every word by its start time), True (by segment, refusing
+            word times that run backwards) or False (the input order)
+            (`lightscore.text.meeting.time_constrained.SORTS`).
+        hypothesis_sort: The same for the hypothesis.
+        uem: A UEM file: the scoring region of the sessions it lists (`_WordErrors`).
 
     Returns ``tcpWER`` (percent) with cpWER's counts.
 
@@ -233,8 +255,16 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
         hypothesis_pseudo_word_level_timing: str = "character_based_points",
         format: str | None = None,
         report_html: bool = False,
+        reference_sort: str | bool = "segment",
+        hypothesis_sort: str | bool = "segment",
+        uem: str | None = None,
     ) -> None:
         self.collar = check_number(self.name, "collar", collar)
+        try:
+            self.reference_sort = check_sort("reference_sort", reference_sort)
+            self.hypothesis_sort = check_sort("hypothesis_sort", hypothesis_sort)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
         for option, value in (
             ("reference_pseudo_word_level_timing", reference_pseudo_word_level_timing),
             ("hypothesis_pseudo_word_level_timing", hypothesis_pseudo_word_level_timing),
@@ -243,7 +273,7 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
                 raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
         self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
         self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
-        super().__init__(format, report_html)
+        super().__init__(format, report_html, uem)
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         return tcp_counts(
@@ -252,6 +282,8 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
             self.collar,
             self.reference_pseudo_word_level_timing,
             self.hypothesis_pseudo_word_level_timing,
+            self.reference_sort,
+            self.hypothesis_sort,
         )
 
     def settings(self) -> str:
@@ -261,8 +293,11 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
         'tcpWER collar=5 reference_pseudo_word_level_timing=character_based \
 hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
         """
+        sorts = ""
+        if (self.reference_sort, self.hypothesis_sort) != ("segment", "segment"):
+            sorts = f" reference_sort={self.reference_sort} hypothesis_sort={self.hypothesis_sort}"
         return (
             f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
             f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
-            f"{self.hypothesis_pseudo_word_level_timing} (meeteval-compatible)"
+            f"{self.hypothesis_pseudo_word_level_timing}{sorts}{self._uem_setting()} (meeteval-compatible)"
         )
