@@ -28,14 +28,29 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["CONVENTIONS", "DiarizationCounts", "diarization_counts", "to_ticks"]
+__all__ = [
+    "CONVENTIONS",
+    "OVERLAP_CHOICES",
+    "DiarizationCounts",
+    "ScoredSession",
+    "cooccurrence",
+    "diarization_counts",
+    "overlap_choice",
+    "scored_session",
+    "to_ticks",
+]
 
 CONVENTIONS = ("md-eval", "pyannote")
+OVERLAP_CHOICES = ("score", "skip")
 Interval = tuple[int, int]
 
 
 class DiarizationCounts(NamedTuple):
-    """One session's DER components in ticks, its mapping, and ``(ref speaker, error, union)`` per speaker for JER."""
+    """One session's DER components in ticks, its mapping, ``(ref speaker, error, union)`` per speaker for JER.
+
+    ``ref_self_overlaps`` and ``hyp_self_overlaps`` count the turns merged into a turn of the same
+    speaker they overlap.
+    """
 
     scored: int
     missed: int
@@ -43,6 +58,8 @@ class DiarizationCounts(NamedTuple):
     confusion: int
     mapping: tuple[tuple[str, str], ...]
     jer_speakers: tuple[tuple[str, int, int], ...]
+    ref_self_overlaps: int = 0
+    hyp_self_overlaps: int = 0
 
 
 def to_ticks(seconds: float, ticks_per_second: int) -> int:
@@ -64,9 +81,23 @@ def to_ticks(seconds: float, ticks_per_second: int) -> int:
     return round(ticks)
 
 
-def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> tuple[dict[str, list[Interval]], list[Interval]]:
-    """Speaker -> sorted intervals of positive length, and every interval (zero-length ones too, md-eval's extent)."""
-    speakers: dict[str, list[Interval]] = {}
+class _Side(NamedTuple):
+    """One side of a session in ticks: each speaker's merged turns, its own turns as given, and every interval."""
+
+    merged: dict[str, list[Interval]]
+    turns: dict[str, list[Interval]]
+    every: list[Interval]
+    self_overlaps: int
+
+
+def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> _Side:
+    """Speaker -> merged and given intervals of positive length, every interval (zero-length too: md-eval's extent).
+
+    A speaker's turns that overlap each other are merged into one (md-eval and pyannote count a
+    speaker once wherever it talks); ``self_overlaps`` counts the turns that started before the
+    speaker's earlier turns had ended.
+    """
+    turns: dict[str, list[Interval]] = {}
     every: list[Interval] = []
     for seg in segments:
         try:
@@ -74,18 +105,19 @@ def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> tuple[dict[str,
         except ValueError as e:
             raise ValueError(f"{what} speaker {seg.speaker!r}: {e}") from None
         every.append(interval)
-        speakers.setdefault(seg.speaker, [])
+        turns.setdefault(seg.speaker, [])
         if interval[1] > interval[0]:
-            speakers[seg.speaker].append(interval)
-    for speaker, intervals in speakers.items():
+            turns[seg.speaker].append(interval)
+    self_overlaps = 0
+    for intervals in turns.values():
         intervals.sort()
-        for (s0, e0), (s1, e1) in zip(intervals, intervals[1:]):
-            if s1 < e0:
-                raise ValueError(
-                    f"{what} speaker {speaker!r} overlaps itself: {s1 / tps:g}..{e1 / tps:g} starts before "
-                    f"{s0 / tps:g}..{e0 / tps:g} ends"
-                )
-    return speakers, every
+        reach = None
+        for start, end in intervals:
+            if reach is not None and start < reach:
+                self_overlaps += 1
+            reach = end if reach is None else max(reach, end)
+    merged = {speaker: _union(intervals) for speaker, intervals in turns.items()}
+    return _Side(merged, turns, every, self_overlaps)
 
 
 def _union(intervals: Iterable[Interval]) -> list[Interval]:
@@ -120,9 +152,9 @@ def _subtract(region: list[Interval], zones: Iterable[Interval]) -> list[Interva
     return out
 
 
-def _overlap_zones(ref: Mapping[str, list[Interval]]) -> list[Interval]:
-    """Where two reference speakers or more talk at once."""
-    events = sorted((t, step) for intervals in ref.values() for s, e in intervals for t, step in ((s, 1), (e, -1)))
+def _overlap_zones(intervals: Iterable[Interval]) -> list[Interval]:
+    """Where two of ``intervals`` or more are active at once (touching ones do not overlap)."""
+    events = sorted((t, step) for s, e in intervals for t, step in ((s, 1), (e, -1)))
     zones: list[Interval] = []
     active = 0
     since = 0
@@ -158,6 +190,22 @@ def _pieces(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]]
             active[side].discard(speaker)
 
 
+def cooccurrence(
+    ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]
+) -> dict[tuple[str, str], int]:
+    """Ticks each reference and hypothesis speaker talk together in ``region``, for the pairs that do.
+
+    >>> cooccurrence({"A": [(0, 10)]}, {"x": [(5, 20)], "y": [(30, 40)]}, [(0, 8)])
+    {('A', 'x'): 3}
+    """
+    together: dict[tuple[str, str], int] = {}
+    for duration, rs, hs in _pieces(ref, hyp, region):
+        for r in rs:
+            for h in hs:
+                together[r, h] = together.get((r, h), 0) + duration
+    return together
+
+
 def _mapping(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]):
     """Reference -> hypothesis speaker that maximizes the total time they talk together in ``region``."""
     import numpy as np
@@ -168,41 +216,120 @@ def _mapping(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]
         return {}
     together = np.zeros((len(refs), len(hyps)), dtype=np.int64)
     r_index, h_index = {s: i for i, s in enumerate(refs)}, {s: i for i, s in enumerate(hyps)}
-    for duration, rs, hs in _pieces(ref, hyp, region):
-        for r in rs:
-            for h in hs:
-                together[r_index[r], h_index[h]] += duration
+    for (r, h), ticks in cooccurrence(ref, hyp, region).items():
+        together[r_index[r], h_index[h]] = ticks
     rows, cols = linear_sum_assignment(together, maximize=True)
     return {refs[r]: hyps[c] for r, c in zip(rows, cols) if together[r, c] > 0}
 
 
-def _regions(
-    ref: Mapping[str, list[Interval]],
-    hyp: Mapping[str, list[Interval]],
-    ref_every: list[Interval],
-    uem: list[Interval] | None,
-    collar: int,
-    skip_overlap: bool,
-    convention: str,
-) -> tuple[list[Interval], list[Interval]]:
-    """The mapping region and the scored region of one session, per ``convention``."""
-    hyp_every = [i for intervals in hyp.values() for i in intervals]
+def _regions(ref: _Side, hyp: _Side, uem: list[Interval] | None, collar: int, overlap: str, convention: str):
+    """The mapping region and the scored region of one session, per ``convention``.
+
+    md-eval puts its collars around every reference turn as given (a speaker's overlapping turns
+    too) and, with ``-1``, leaves out wherever two reference turns overlap, a speaker's own among
+    them; pyannote (on merged turns, `Annotation.support`) sees neither.
+    """
     if uem is None:
         if convention == "md-eval":
-            span = ref_every
+            span = ref.every
         else:
-            span = [i for intervals in ref.values() for i in intervals] + hyp_every
+            span = [i for side in (ref, hyp) for intervals in side.merged.values() for i in intervals]
         uem = [(min(s for s, _ in span), max(e for _, e in span))] if span else []
     uem = _union(uem)
+    turns = ref.turns if convention == "md-eval" else ref.merged
     if convention == "md-eval":
-        zones = [(t - collar, t + collar) for s, e in ref_every for t in (s, e)] if collar > 0 else []
+        zones = [(t - collar, t + collar) for s, e in ref.every for t in (s, e)] if collar > 0 else []
     else:
         half = collar // 2
-        zones = [(t - half, t + half) for intervals in ref.values() for s, e in intervals for t in (s, e)]
-    if skip_overlap:
-        zones += _overlap_zones(ref)
+        zones = [(t - half, t + half) for intervals in turns.values() for s, e in intervals for t in (s, e)]
+    if overlap == "skip":
+        zones += _overlap_zones(i for intervals in turns.values() for i in intervals)
     scored = _subtract(uem, zones) if zones else uem
     return (uem if convention == "md-eval" else scored), scored
+
+
+class ScoredSession(NamedTuple):
+    """One session in ticks: each side's speakers with their turns merged, the two regions, the merged self-overlaps."""
+
+    ref: dict[str, list[Interval]]
+    hyp: dict[str, list[Interval]]
+    mapping_region: list[Interval]
+    scored_region: list[Interval]
+    ref_self_overlaps: int
+    hyp_self_overlaps: int
+
+
+def overlap_choice(overlap: str | None, skip_overlap: bool) -> str:
+    """The overlap option, ``"score"`` or ``"skip"``, from ``overlap`` and the older ``skip_overlap`` flag.
+
+    Raises:
+        ValueError: an unknown value, or the two options disagreeing.
+
+    >>> overlap_choice(None, True), overlap_choice("score", False)
+    ('skip', 'score')
+    >>> overlap_choice("score", True)
+    Traceback (most recent call last):
+    ...
+    ValueError: overlap='score' contradicts skip_overlap=True (overlap='skip' is the same as skip_overlap=True)
+    """
+    if overlap is None:
+        return "skip" if skip_overlap else "score"
+    if overlap not in OVERLAP_CHOICES:
+        raise ValueError(f"overlap {overlap!r} is not one of {', '.join(OVERLAP_CHOICES)}")
+    if skip_overlap and overlap != "skip":
+        raise ValueError(
+            f"overlap={overlap!r} contradicts skip_overlap=True (overlap='skip' is the same as skip_overlap=True)"
+        )
+    return overlap
+
+
+def scored_session(
+    ref_segments: Sequence[Any],
+    hyp_segments: Sequence[Any],
+    *,
+    uem: Sequence[tuple[float, float]] | None = None,
+    collar: float = 0.0,
+    overlap: str = "score",
+    convention: str = "md-eval",
+    ticks_per_second: int = 1_000_000,
+) -> ScoredSession:
+    """One session's speakers (turns merged) and regions in ticks, per ``convention``.
+
+    Args:
+        ref_segments: Reference segments (objects with ``speaker``, ``start``, ``end`` in seconds).
+        hyp_segments: Hypothesis segments.
+        uem: Scoring regions in seconds; None uses the convention's default.
+        collar: Seconds not scored around reference boundaries: each side (``"md-eval"``) or in
+            total, centred (``"pyannote"``).
+        overlap: ``"score"`` or ``"skip"`` the time where reference speakers overlap.
+        convention: ``"md-eval"`` or ``"pyannote"`` (see the module).
+        ticks_per_second: The time unit.
+
+    Raises:
+        ValueError: an unknown convention or overlap choice, or a time that is no finite number of ticks.
+
+    >>> from lightscore.segments import Segment
+    >>> s = scored_session([Segment("A", 0, 2), Segment("A", 1, 3)], [], ticks_per_second=10)
+    >>> s.ref, s.scored_region, s.ref_self_overlaps
+    ({'A': [(0, 30)]}, [(0, 30)], 1)
+    """
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention {convention!r} is not one of {', '.join(CONVENTIONS)}")
+    if overlap not in OVERLAP_CHOICES:
+        raise ValueError(f"overlap {overlap!r} is not one of {', '.join(OVERLAP_CHOICES)}")
+    tps = ticks_per_second
+    ref = _by_speaker(ref_segments, tps, "reference")
+    hyp = _by_speaker(hyp_segments, tps, "hypothesis")
+    uem_ticks = None if uem is None else [(to_ticks(s, tps), to_ticks(e, tps)) for s, e in uem]
+    map_region, scored_region = _regions(ref, hyp, uem_ticks, to_ticks(collar, tps), overlap, convention)
+    return ScoredSession(
+        {s: i for s, i in ref.merged.items() if i},
+        {s: i for s, i in hyp.merged.items() if i},
+        map_region,
+        scored_region,
+        ref.self_overlaps,
+        hyp.self_overlaps,
+    )
 
 
 def diarization_counts(
@@ -215,8 +342,12 @@ def diarization_counts(
     convention: str = "md-eval",
     ticks_per_second: int = 1_000_000,
     mapping: Mapping[str, str] | None = None,
+    overlap: str | None = None,
 ) -> DiarizationCounts:
     """DER components (ticks), the mapping and per-speaker JER terms of one session.
+
+    A speaker's own overlapping turns are merged (`scored_session`) and counted in
+    ``ref_self_overlaps`` and ``hyp_self_overlaps``.
 
     Args:
         ref_segments: Reference segments (objects with ``speaker``, ``start``, ``end`` in seconds).
@@ -224,17 +355,18 @@ def diarization_counts(
         uem: Scoring regions in seconds; None uses the convention's default.
         collar: Seconds not scored around reference boundaries: each side (``"md-eval"``) or in
             total, centred (``"pyannote"``).
-        skip_overlap: Leave out the time where reference speakers overlap.
+        skip_overlap: Leave out the time where reference speakers overlap (``overlap="skip"``).
         convention: ``"md-eval"`` or ``"pyannote"`` (see the module).
         ticks_per_second: The time unit.
         mapping: Score this reference -> hypothesis mapping instead of the optimal one (a known
             assignment, or another tool's pick among equally good ones).
+        overlap: ``"score"`` or ``"skip"`` the reference overlap; None follows ``skip_overlap``.
 
     Returns:
         A `DiarizationCounts`; ``scored`` is the scored speaker time, DER's denominator.
 
     Raises:
-        ValueError: an unknown convention, or a speaker overlapping itself.
+        ValueError: an unknown convention or overlap choice, ``overlap`` contradicting ``skip_overlap``.
 
     >>> from lightscore.segments import Segment
     >>> ref = [Segment("A", 0, 10), Segment("B", 10, 20)]
@@ -244,26 +376,31 @@ def diarization_counts(
     (2000, 0, 0, 200, (('A', 'x'), ('B', 'y')))
     >>> diarization_counts(ref, hyp, collar=0.25, ticks_per_second=100).confusion
     175
+    >>> c = diarization_counts([*ref, Segment("A", 5, 12)], hyp, ticks_per_second=100)
+    >>> c.scored, c.missed, c.confusion, c.ref_self_overlaps  # A's 5..12 merged into its 0..10: A talks 0..12
+    (2200, 200, 0, 1)
     """
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention {convention!r} is not one of {', '.join(CONVENTIONS)}")
-    tps = ticks_per_second
-    ref, ref_every = _by_speaker(ref_segments, tps, "reference")
-    if convention == "md-eval" and not ref_every:
+    overlap = overlap_choice(overlap, skip_overlap)
+    if convention == "md-eval" and not ref_segments:
+        if convention not in CONVENTIONS:
+            raise ValueError(f"convention {convention!r} is not one of {', '.join(CONVENTIONS)}")
         return DiarizationCounts(0, 0, 0, 0, (), ())  # md-eval scores only sessions its reference names
-    hyp, _ = _by_speaker(hyp_segments, tps, "hypothesis")
-    ref = {s: i for s, i in ref.items() if i}
-    hyp = {s: i for s, i in hyp.items() if i}
-    uem_ticks = None if uem is None else [(to_ticks(s, tps), to_ticks(e, tps)) for s, e in uem]
-    map_region, scored_region = _regions(
-        ref, hyp, ref_every, uem_ticks, to_ticks(collar, tps), skip_overlap, convention
+    session = scored_session(
+        ref_segments,
+        hyp_segments,
+        uem=uem,
+        collar=collar,
+        overlap=overlap,
+        convention=convention,
+        ticks_per_second=ticks_per_second,
     )
-    mapping = _mapping(ref, hyp, map_region) if mapping is None else dict(mapping)
+    ref, hyp = session.ref, session.hyp
+    mapping = _mapping(ref, hyp, session.mapping_region) if mapping is None else dict(mapping)
     scored = missed = falarm = confusion = 0
     ref_time: dict[str, int] = {}
     hyp_time: dict[str, int] = {}
     together: dict[str, int] = {}
-    for duration, rs, hs in _pieces(ref, hyp, scored_region):
+    for duration, rs, hs in _pieces(ref, hyp, session.scored_region):
         n_ref, n_hyp = len(rs), len(hs)
         mapped = sum(1 for r in rs if mapping.get(r) in hs)
         scored += duration * n_ref
@@ -283,6 +420,8 @@ def diarization_counts(
         confusion,
         tuple(sorted(mapping.items())),
         _jer_terms(ref_time, hyp_time, together, mapping),
+        session.ref_self_overlaps,
+        session.hyp_self_overlaps,
     )
 
 

@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from lightscore.analysis.diarization import CONVENTIONS, diarization_counts
+from lightscore.analysis.diarization import CONVENTIONS, diarization_counts, overlap_choice
 from lightscore.core.batch import RowError
 from lightscore.core.contract import Field
 from lightscore.metrics.meeting_base import MeetingMetric, check_number
@@ -27,7 +27,11 @@ __all__ = ["CPWER", "DER", "JER", "ORCWER", "TCPWER", "MeetingMetric"]
 
 
 class _Diarization(MeetingMetric):
-    """DER and JER's options: the convention, collar, skip_overlap, UEM and the time unit."""
+    """DER and JER's options: the convention, collar, overlap (or skip_overlap), UEM and the time unit.
+
+    Both count the turns merged into an overlapping turn of the same speaker, per side
+    (``ref_self_overlaps``, ``hyp_self_overlaps``).
+    """
 
     def __init__(
         self,
@@ -37,15 +41,22 @@ class _Diarization(MeetingMetric):
         uem: str | None = None,
         ticks_per_second: int = 1_000_000,
         format: str | None = None,
+        overlap: str | None = None,
     ) -> None:
         if convention not in CONVENTIONS:
             raise ValueError(f"{self.name}: convention {convention!r} is not one of {', '.join(CONVENTIONS)}")
         if not isinstance(skip_overlap, bool):
             raise ValueError(f"{self.name}: skip_overlap must be a bool, got {skip_overlap!r}")
+        try:
+            self.overlap = overlap_choice(overlap, skip_overlap)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
+        self.add_state("ref_self_overlaps", 0, "sum")
+        self.add_state("hyp_self_overlaps", 0, "sum")
         if isinstance(ticks_per_second, bool) or not isinstance(ticks_per_second, int) or ticks_per_second < 1:
             raise ValueError(f"{self.name}: ticks_per_second must be an int >= 1, got {ticks_per_second!r}")
         self.collar = check_number(self.name, "collar", collar)
-        self.skip_overlap = skip_overlap
+        self.skip_overlap = self.overlap == "skip"
         self.convention = convention
         self.ticks_per_second = ticks_per_second
         self.uem = None if uem is None else str(uem)
@@ -62,7 +73,7 @@ class _Diarization(MeetingMetric):
             hyp_segments,
             uem=uem,
             collar=self.collar,
-            skip_overlap=self.skip_overlap,
+            overlap=self.overlap,
             convention=self.convention,
             ticks_per_second=self.ticks_per_second,
         )
@@ -70,21 +81,30 @@ class _Diarization(MeetingMetric):
     def _scored(self, ref, hyp):
         for row, session, ref_segments, hyp_segments in self._sessions(ref, hyp):
             try:
-                yield session, self._counts(session, ref_segments, hyp_segments)
+                counts = self._counts(session, ref_segments, hyp_segments)
             except ValueError as e:
                 raise RowError(row, f"{self.name}: session {session!r}: {e}") from None
+            self.ref_self_overlaps += counts.ref_self_overlaps
+            self.hyp_self_overlaps += counts.hyp_self_overlaps
+            yield session, counts
+
+    def _self_overlaps(self) -> dict[str, int]:
+        return {
+            f"{self.name}_ref_self_overlaps": self.ref_self_overlaps,
+            f"{self.name}_hyp_self_overlaps": self.hyp_self_overlaps,
+        }
 
     def settings(self) -> str:
         """One line naming what changes the number.
 
         >>> DER(collar=0.25).settings()
-        'DER convention=md-eval collar=0.25 (each side) skip_overlap=False uem=none'
-        >>> JER(collar=0.5, convention="pyannote").settings()
-        'JER convention=pyannote collar=0.5 (total, centred) skip_overlap=False uem=none'
+        'DER convention=md-eval collar=0.25 (each side) overlap=score uem=none'
+        >>> JER(collar=0.5, convention="pyannote", overlap="skip").settings()
+        'JER convention=pyannote collar=0.5 (total, centred) overlap=skip uem=none'
         """
         side = "each side" if self.convention == "md-eval" else "total, centred"
         parts = [self.name, f"convention={self.convention}", f"collar={self.collar:g} ({side})"]
-        return " ".join([*parts, f"skip_overlap={self.skip_overlap}", f"uem={self.uem or 'none'}"])
+        return " ".join([*parts, f"overlap={self.overlap}", f"uem={self.uem or 'none'}"])
 
 
 class DER(_Diarization):
@@ -93,16 +113,18 @@ class DER(_Diarization):
     Args:
         collar: Seconds not scored around each reference boundary: on each side with md-eval's
             convention (``md-eval -c``), the total width with pyannote's (``collar=``).
-        skip_overlap: Score only where at most one reference speaker talks (``md-eval -1``,
-            pyannote's ``skip_overlap``).
-        convention: ``"md-eval"`` or ``"pyannote"``: the default UEM, the collar's meaning and where
-            the speaker mapping is computed (`lightscore.analysis.diarization`).
+        skip_overlap: True is ``overlap="skip"`` (kept for older configs).
+        convention: ``"md-eval"`` or ``"pyannote"``: the default UEM, the collar's meaning, where
+            the speaker mapping is computed and what overlap is (`lightscore.analysis.diarization`).
         uem: A UEM file; sessions it does not list use the convention's default region.
         ticks_per_second: The integer time unit the sums are exact in (default microseconds).
         format: The meeting files' format when the suffix does not tell.
+        overlap: ``"score"`` the time where reference speakers overlap (both tools' default) or
+            ``"skip"`` it (``md-eval -1``, pyannote's ``skip_overlap=True``); None follows ``skip_overlap``.
 
     Returns ``DER`` (percent) and ``DER_missed``, ``DER_falarm``, ``DER_confusion``, ``DER_scored``
-    (scored speaker time) in seconds, and ``DER_sessions``.
+    (scored speaker time) in seconds, ``DER_sessions``, and ``DER_ref_self_overlaps``,
+    ``DER_hyp_self_overlaps``: the turns merged into an overlapping turn of their own speaker.
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import dumps
@@ -118,7 +140,13 @@ class DER(_Diarization):
 
     name: ClassVar[str] = "DER"
     COUNTS: ClassVar[tuple[str, ...]] = ("scored", "missed", "falarm", "confusion")
-    outputs = (Field("DER", "number"), *(Field(f"DER_{c}", "number") for c in COUNTS), Field("DER_sessions", "number"))
+    outputs = (
+        Field("DER", "number"),
+        *(Field(f"DER_{c}", "number") for c in COUNTS),
+        Field("DER_sessions", "number"),
+        Field("DER_ref_self_overlaps", "number"),
+        Field("DER_hyp_self_overlaps", "number"),
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         for count in self.COUNTS:
@@ -126,13 +154,18 @@ class DER(_Diarization):
         super().__init__(*args, **kwargs)
 
     def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
-        """Add each session's missed, false-alarm and confusion time (ticks) under its optimal mapping."""
+        """Add each session's missed, false-alarm and confusion time (ticks) under its optimal mapping.
+
+        A session's record is ``[session, scored, missed, falarm, confusion, ref self-overlaps, hyp
+        self-overlaps, mapping]`` (times in ticks).
+        """
         for session, counts in self._scored(ref, hyp):
             for name in self.COUNTS:
                 setattr(self, name, getattr(self, name) + getattr(counts, name))
             self.sessions += 1
             mapping = [list(pair) for pair in counts.mapping]
-            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), mapping])
+            merged = [counts.ref_self_overlaps, counts.hyp_self_overlaps]
+            self.session_records.append([session, *(getattr(counts, c) for c in self.COUNTS), *merged, mapping])
 
     def compute(self) -> dict[str, float]:
         """DER = (missed + false alarm + confusion) / scored speaker time * 100; times in seconds.
@@ -145,6 +178,7 @@ class DER(_Diarization):
         result: dict[str, float] = {"DER": (self.missed + self.falarm + self.confusion) / self.scored * 100}
         result.update({f"DER_{c}": getattr(self, c) / self.ticks_per_second for c in self.COUNTS})
         result["DER_sessions"] = self.sessions
+        result.update(self._self_overlaps())
         return result
 
 
@@ -164,7 +198,13 @@ class JER(_Diarization):
     """
 
     name: ClassVar[str] = "JER"
-    outputs = (Field("JER", "number"), Field("JER_speakers", "number"), Field("JER_sessions", "number"))
+    outputs = (
+        Field("JER", "number"),
+        Field("JER_speakers", "number"),
+        Field("JER_sessions", "number"),
+        Field("JER_ref_self_overlaps", "number"),
+        Field("JER_hyp_self_overlaps", "number"),
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.add_state("speakers", 0, "sum")
@@ -192,4 +232,5 @@ class JER(_Diarization):
             "JER": math.fsum(ratios) / self.speakers * 100,
             "JER_speakers": self.speakers,
             "JER_sessions": self.sessions,
+            **self._self_overlaps(),
         }

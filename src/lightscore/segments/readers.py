@@ -5,8 +5,10 @@ line raises `SegmentError` naming the file, the line and the session. The
 conventions follow meeteval's readers: an STM transcript is kept whole (a
 ``<label>`` field is not stripped), a CTM file is one speaker named by the
 file's stem and each of its lines one word, and an RTTM keeps only its
-``SPEAKER`` lines (no words). Same-speaker overlap is an error in an RTTM
-(md-eval refuses it too) and allowed in the text formats (meeteval allows it).
+``SPEAKER`` lines (no words). A speaker's turns may overlap each other in
+every format: meeteval allows it, and md-eval and pyannote accept such RTTM
+files (DER and JER merge them: `lightscore.analysis.diarization`);
+`check_speaker_overlap` is there for callers who want them refused.
 """
 
 from __future__ import annotations
@@ -143,9 +145,11 @@ def read_ctm(path: str | os.PathLike) -> Sessions:
 def read_rttm(path: str | os.PathLike) -> Sessions:
     """Read the ``SPEAKER session channel start duration <NA> <NA> speaker ...`` lines of an RTTM file.
 
+    A speaker's turns that overlap each other are kept as given (md-eval and pyannote accept them;
+    DER and JER merge them).
+
     Raises:
-        SegmentError: fewer than 8 fields, a time that is not a number, or two segments of one
-            speaker that overlap in a session (both lines are named).
+        SegmentError: fewer than 8 fields, or a time that is not a number.
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "ref.rttm"
@@ -163,8 +167,6 @@ def read_rttm(path: str | os.PathLike) -> Sessions:
         begin = _time(start, "start", where, number, session)
         length = _time(duration, "duration", where, number, session)
         sessions.setdefault(session, []).append(_segment(where, number, session, speaker, begin, begin + length, ""))
-    for session, segments in sessions.items():
-        check_speaker_overlap(segments, where, session)
     return sessions
 
 
