@@ -46,6 +46,7 @@ from typing import Any
 __all__ = [
     "MEASURES",
     "SOURCES",
+    "Number",
     "UNITS",
     "average_lagging",
     "average_proportion",
