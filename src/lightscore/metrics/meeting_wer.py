@@ -118,8 +118,10 @@ class _WordErrors(MeetingMetric):
         }
         views = []
         for record in self.session_results():
-            counts = {**dict(zip(self.COUNTS, record[1:-1])), "assignment": record[-1]}
-            views.append((record[0], counts, *segments[record[0]]))
+            ref, hyp = segments[record[0]]
+            assignment, hyp = self._shown(record[-1], ref, hyp)
+            counts = {**dict(zip(self.COUNTS, record[1:-1])), "assignment": assignment}
+            views.append((record[0], counts, ref, hyp))
         hyp = (self.artifact_inputs or {}).get("hyp")
         system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
         self.write_page(
@@ -130,6 +132,11 @@ class _WordErrors(MeetingMetric):
             metric=self.name,
             details={"settings": self.settings()},
         )
+
+    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
+        """The assignment in a form the session view reads (`lightscore.report.sessions.SessionView`), and the
+        hypothesis segments to show; a metric whose assignment has another shape converts it here."""
+        return assignment, hyp
 
     def compute(self) -> dict[str, float]:
         """The corpus rate (percent: errors / reference words * 100) and its counts, from the summed state.
