@@ -33,10 +33,11 @@ __all__ = [
     "OVERLAP_CHOICES",
     "DiarizationCounts",
     "ScoredSession",
-    "cooccurrence",
+    "TalkTimes",
     "diarization_counts",
     "overlap_choice",
     "scored_session",
+    "talk_times",
     "to_ticks",
 ]
 
@@ -190,20 +191,39 @@ def _pieces(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]]
             active[side].discard(speaker)
 
 
-def cooccurrence(
-    ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]
-) -> dict[tuple[str, str], int]:
-    """Ticks each reference and hypothesis speaker talk together in ``region``, for the pairs that do.
+class TalkTimes(NamedTuple):
+    """Ticks each reference speaker, each hypothesis speaker and each pair of them talk in a region."""
 
-    >>> cooccurrence({"A": [(0, 10)]}, {"x": [(5, 20)], "y": [(30, 40)]}, [(0, 8)])
-    {('A', 'x'): 3}
+    ref: dict[str, int]
+    hyp: dict[str, int]
+    together: dict[tuple[str, str], int]
+
+
+def talk_times(
+    ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]
+) -> TalkTimes:
+    """How long each speaker, and each reference and hypothesis pair together, talks in ``region``.
+
+    Args:
+        ref: Reference speaker -> merged turns (ticks), as `scored_session` gives them.
+        hyp: Hypothesis speaker -> merged turns.
+        region: Sorted, disjoint intervals.
+
+    Returns:
+        A `TalkTimes`; speakers and pairs that never talk in ``region`` are left out.
+
+    >>> talk_times({"A": [(0, 10)]}, {"x": [(5, 20)], "y": [(30, 40)]}, [(0, 8)])
+    TalkTimes(ref={'A': 8}, hyp={'x': 3}, together={('A', 'x'): 3})
     """
-    together: dict[tuple[str, str], int] = {}
+    times = TalkTimes({}, {}, {})
     for duration, rs, hs in _pieces(ref, hyp, region):
         for r in rs:
+            times.ref[r] = times.ref.get(r, 0) + duration
             for h in hs:
-                together[r, h] = together.get((r, h), 0) + duration
-    return together
+                times.together[r, h] = times.together.get((r, h), 0) + duration
+        for h in hs:
+            times.hyp[h] = times.hyp.get(h, 0) + duration
+    return times
 
 
 def _mapping(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]):
@@ -216,7 +236,7 @@ def _mapping(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]
         return {}
     together = np.zeros((len(refs), len(hyps)), dtype=np.int64)
     r_index, h_index = {s: i for i, s in enumerate(refs)}, {s: i for i, s in enumerate(hyps)}
-    for (r, h), ticks in cooccurrence(ref, hyp, region).items():
+    for (r, h), ticks in talk_times(ref, hyp, region).together.items():
         together[r_index[r], h_index[h]] = ticks
     rows, cols = linear_sum_assignment(together, maximize=True)
     return {refs[r]: hyps[c] for r, c in zip(rows, cols) if together[r, c] > 0}

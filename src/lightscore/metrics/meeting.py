@@ -23,14 +23,14 @@ from lightscore.metrics.meeting_base import MeetingMetric, check_number
 from lightscore.metrics.meeting_wer import CPWER, ORCWER, TCPWER
 from lightscore.segments import Segment, SegmentError, read_uem
 
-__all__ = ["CPWER", "DER", "JER", "ORCWER", "TCPWER", "MeetingMetric"]
+__all__ = ["CPWER", "DER", "JER", "ORCWER", "TCPWER", "DiarizationMetric", "MeetingMetric"]
 
 
-class _Diarization(MeetingMetric):
-    """DER and JER's options: the convention, collar, overlap (or skip_overlap), UEM and the time unit.
+class DiarizationMetric(MeetingMetric):
+    """DER, JER and PurityCoverage's options: the convention, collar, overlap (or skip_overlap), UEM, the time unit.
 
-    Both count the turns merged into an overlapping turn of the same speaker, per side
-    (``ref_self_overlaps``, ``hyp_self_overlaps``).
+    Subclasses say what a session adds (`_counts`, ``update``). Each counts the turns merged into
+    an overlapping turn of the same speaker, per side (``ref_self_overlaps``, ``hyp_self_overlaps``).
     """
 
     def __init__(
@@ -88,10 +88,10 @@ class _Diarization(MeetingMetric):
             self.hyp_self_overlaps += counts.hyp_self_overlaps
             yield session, counts
 
-    def _self_overlaps(self) -> dict[str, int]:
+    def _self_overlaps(self, prefix: str) -> dict[str, int]:
         return {
-            f"{self.name}_ref_self_overlaps": self.ref_self_overlaps,
-            f"{self.name}_hyp_self_overlaps": self.hyp_self_overlaps,
+            f"{prefix}_ref_self_overlaps": self.ref_self_overlaps,
+            f"{prefix}_hyp_self_overlaps": self.hyp_self_overlaps,
         }
 
     def settings(self) -> str:
@@ -107,7 +107,7 @@ class _Diarization(MeetingMetric):
         return " ".join([*parts, f"overlap={self.overlap}", f"uem={self.uem or 'none'}"])
 
 
-class DER(_Diarization):
+class DER(DiarizationMetric):
     """Diarization error rate, equal to md-eval (default) or to pyannote.metrics (``convention="pyannote"``).
 
     Args:
@@ -178,11 +178,11 @@ class DER(_Diarization):
         result: dict[str, float] = {"DER": (self.missed + self.falarm + self.confusion) / self.scored * 100}
         result.update({f"DER_{c}": getattr(self, c) / self.ticks_per_second for c in self.COUNTS})
         result["DER_sessions"] = self.sessions
-        result.update(self._self_overlaps())
+        result.update(self._self_overlaps("DER"))
         return result
 
 
-class JER(_Diarization):
+class JER(DiarizationMetric):
     """Jaccard error rate (DIHARD II), equal to pyannote.metrics' ``JaccardErrorRate`` with its convention.
 
     Per reference speaker: (false alarm + miss) / union of its time and its mapped hypothesis
@@ -232,5 +232,5 @@ class JER(_Diarization):
             "JER": math.fsum(ratios) / self.speakers * 100,
             "JER_speakers": self.speakers,
             "JER_sessions": self.sessions,
-            **self._self_overlaps(),
+            **self._self_overlaps("JER"),
         }
