@@ -26,6 +26,7 @@ __all__ = [
     "cp_counts",
     "orc_counts",
     "orc_matching",
+    "orc_result",
     "pair_breakdowns",
     "session_counts",
     "speaker_streams",
@@ -272,14 +273,40 @@ def orc_counts(ref_segments: Sequence[Any], hyp_segments: Sequence[Any]) -> OrcC
     order = sorted(range(len(ref_segments)), key=lambda i: ref_segments[i].start)
     utterances = [ref_segments[i].words.split() for i in order]
     hyp = speaker_streams(hyp_segments)
-    length = sum(len(words) for words in utterances)
     if not hyp:  # nothing to assign to (meeteval fails an assertion here): every word is deleted
-        return OrcCounts(length, length, 0, length, 0, (None,) * len(order))
+        return orc_result(order, utterances, hyp, None)
     vocab: dict[str, int] = {}
     as_ids = [word_ids(words, vocab) for words in utterances]
     chosen = orc_matching(as_ids, [word_ids(words, vocab) for words in hyp.values()])
+    return orc_result(order, utterances, hyp, chosen)
+
+
+def orc_result(
+    order: Sequence[int],
+    utterances: Sequence[Sequence[Any]],
+    hyp: dict[Any, Sequence[Any]],
+    chosen: Sequence[int] | None,
+) -> OrcCounts:
+    """`OrcCounts` from each utterance's stream: each stream's assigned words against its own, Kaldi's S/D/I.
+
+    Args:
+        order: Each utterance's index in the session's input order.
+        utterances: The utterances' words, in search order.
+        hyp: Each stream's name and words.
+        chosen: Each utterance's stream index; None when there is no stream (every word deleted,
+            each segment's stream None).
+
+    Returns:
+        The counts; the assignment names each segment's stream, in input order.
+
+    >>> orc_result([1, 0], [["a"], ["b", "c"]], {"x": ["a", "b"]}, [0, 0])
+    OrcCounts(errors=1, length=3, substitutions=0, deletions=1, insertions=0, assignment=('x', 'x'))
+    """
+    length = sum(len(words) for words in utterances)
+    if chosen is None:
+        return OrcCounts(length, length, 0, length, 0, (None,) * len(order))
     names = list(hyp)
-    assigned: list[list[str]] = [[] for _ in names]
+    assigned: list[list[Any]] = [[] for _ in names]
     for stream, words in zip(chosen, utterances):
         assigned[stream].extend(words)
     breakdowns = [word_breakdown(words, hyp_words) for words, hyp_words in zip(assigned, hyp.values())]
