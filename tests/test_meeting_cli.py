@@ -78,7 +78,7 @@ def test_meeting_options_are_checked(tmp_path) -> None:
     write_stm(tmp_path / "ref.stm", 1, 1)
     with pytest.raises(ValueError, match="--metric tcpwer needs --collar"):
         main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm"), "--metric", "tcpwer", "--debug"])
-    with pytest.raises(ValueError, match="--collar is used by tcpwer, der and jer, not cpwer"):
+    with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs, der and jer, not cpwer"):
         main(
             [
                 "score",
@@ -125,7 +125,7 @@ def test_report_writes_the_session_view(tmp_path, capsys) -> None:
         assert session in page
         row = rf'<td data-key="session" class="txt">{session}</td><td data-key="errors">{counts["errors"]}</td>'
         assert re.search(row + rf'<td data-key="length">{counts["length"]}</td>', page), session
-    with pytest.raises(ValueError, match="--report writes the session view of cpwer, orcwer and tcpwer, not der"):
+    with pytest.raises(ValueError, match="--report writes the session view of the meeting word error rates, not der"):
         main(
             [
                 "score",

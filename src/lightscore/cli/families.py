@@ -9,7 +9,13 @@ from typing import Any
 from lightscore.cli.inputs import check_inputs, write_json
 from lightscore.cli.output import format_table
 
-__all__ = ["run_meeting_score", "run_translation_compare", "run_translation_score"]
+__all__ = [
+    "MEETING_CLASSES",
+    "meeting_options",
+    "run_meeting_score",
+    "run_translation_compare",
+    "run_translation_score",
+]
 
 
 def _translation_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -50,26 +56,88 @@ def run_translation_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+# Each meeting --metric name (lightscore.text.choices.MEETING_METRICS) and its class in lightscore.metrics.
+MEETING_CLASSES = {
+    "cpwer": "CPWER",
+    "orcwer": "ORCWER",
+    "tcpwer": "TCPWER",
+    "der": "DER",
+    "jer": "JER",
+    "greedy_orcwer": "GreedyORCWER",
+    "tcorcwer": "TCORCWER",
+    "greedy_tcorcwer": "GreedyTCORCWER",
+    "dicpwer": "DICPWER",
+    "ditcpwer": "DITCPWER",
+    "mimower": "MIMOWER",
+    "purity_coverage": "PurityCoverage",
+}
+_SORTS = {"segment": "segment", "word": "word", "true": True, "false": False}  # the command line's words -> meeteval's
+
+
+def meeting_options(args: argparse.Namespace, metric_class: type) -> dict[str, Any]:
+    """The keywords the command line gives a meeting metric's class: the options given, each one it takes.
+
+    ``lightscore.cli.inputs.check_options`` has refused the options of other families; an option the
+    class itself does not take is refused here, in one line.
+
+    Args:
+        args: The parsed ``score`` arguments.
+        metric_class: The metric's class (`MEETING_CLASSES`).
+
+    Returns:
+        The keywords to build it with.
+
+    Raises:
+        ValueError: an option the metric does not take, or no ``--collar`` for a metric that needs one.
+
+    >>> from lightscore.metrics.meeting_wer import TCPWER
+    >>> args = argparse.Namespace(metric="tcpwer", collar=5.0, uem=None, reference_sort="true", hypothesis_sort=None)
+    >>> meeting_options(args, TCPWER)
+    {'collar': 5.0, 'reference_sort': True}
+    >>> meeting_options(argparse.Namespace(metric="tcpwer", collar=None), TCPWER)
+    Traceback (most recent call last):
+    ...
+    ValueError: --metric tcpwer needs --collar S (meeteval's collar, in seconds)
+    """
+    import inspect
+
+    parameters = inspect.signature(metric_class).parameters
+    given = {name: getattr(args, name, None) for name in ("collar", "uem", "reference_sort", "hypothesis_sort")}
+    given = {name: value for name, value in given.items() if value is not None}
+    for name in ("reference_sort", "hypothesis_sort"):
+        if name in given:
+            given[name] = _SORTS[given[name]]
+    collar = parameters.get("collar")
+    if "collar" not in given and collar is not None and collar.default is inspect.Parameter.empty:
+        raise ValueError(f"--metric {args.metric} needs --collar S (meeteval's collar, in seconds)")
+    for name in given:
+        if name not in parameters:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} is not an option of {metric_class.__name__} (--metric {args.metric})")
+    return given
+
+
 def run_meeting_score(args: argparse.Namespace) -> int:
-    """``lightscore score --metric cpwer|orcwer|tcpwer|der|jer REF HYP``: whole meeting files, a session per row."""
+    """``lightscore score --metric cpwer|tcpwer|dicpwer|mimower|der|... REF HYP``: a session per row.
+
+    The options: ``--collar``, ``--uem``, ``--reference-sort``/``--hypothesis-sort`` (`meeting_options`) and
+    ``--report DIR`` (the session view of the word error rates).
+    """
+    import inspect
     import tempfile
 
     from lightscore import metrics
     from lightscore.segments import write_session_scps
 
     check_inputs({"REF": args.ref, "HYP": args.hyp}, "a meeting metric")
-    name = {"cpwer": "CPWER", "orcwer": "ORCWER", "tcpwer": "TCPWER", "der": "DER", "jer": "JER"}[args.metric]
-    if args.collar is None and args.metric == "tcpwer":
-        raise ValueError("--metric tcpwer needs --collar S (meeteval's collar, in seconds)")
-    options = {} if args.collar is None else {"collar": args.collar}
-    if options and args.metric in ("cpwer", "orcwer"):
-        raise ValueError(f"--collar is used by tcpwer, der and jer, not {args.metric}")
+    metric_class = getattr(metrics, MEETING_CLASSES[args.metric])
+    options = meeting_options(args, metric_class)
     report = getattr(args, "report", None)
     if report is not None:
-        if args.metric not in ("cpwer", "orcwer", "tcpwer"):
-            raise ValueError(f"--report writes the session view of cpwer, orcwer and tcpwer, not {args.metric}")
+        if "report_html" not in inspect.signature(metric_class).parameters:
+            raise ValueError(f"--report writes the session view of the meeting word error rates, not {args.metric}")
         options["report_html"] = True
-    metric = getattr(metrics, name)(**options)
+    metric = metric_class(**options)
     with tempfile.TemporaryDirectory() as tmp:
         data = write_session_scps(args.ref, args.hyp, tmp)
         try:

@@ -120,8 +120,13 @@ METRIC_OPTIONS = ("metric", "bpemodel", *_ERROR_RATE_BUILD)
 # Which --metric families read each option; an option given for another metric is refused, never ignored.
 _ERROR_RATE = "the error rates"
 _TRANSLATION = "the translation metrics"
-_MEETING_WER = "cpwer, orcwer and tcpwer"
-_MEETING_TIMED = "tcpwer, der and jer"
+_PNC = "per, case_er and pnc_wer"
+_PNC_PAGE = "pnc_wer"
+_TIMING = "word_timing"
+_MEETING_WER = "the meeting word error rates"
+_MEETING_TIMED = "the time-constrained WERs, der and jer"
+_MEETING_UEM = "the meeting WERs, der and jer"
+_MEETING_SORTED = "the time-constrained WERs"
 OPTION_USERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         (
@@ -137,21 +142,36 @@ OPTION_USERS: dict[str, tuple[str, ...]] = {
         ),
         (_ERROR_RATE,),
     ),
-    "report": (_ERROR_RATE, _MEETING_WER, _MEETING_TIMED),  # der and jer: families.py says it is not theirs
+    "report": (_ERROR_RATE, _MEETING_WER, _MEETING_TIMED, _PNC_PAGE),  # der and jer: families.py says it is not theirs
     **dict.fromkeys(("ref2", "tokenize", "lowercase"), (_TRANSLATION,)),
     "collar": (_MEETING_TIMED,),
+    "marks": (_PNC,),
+    **dict.fromkeys(("tolerances", "emit"), (_TIMING,)),
+    "uem": (_MEETING_UEM,),
+    **dict.fromkeys(("reference_sort", "hypothesis_sort"), (_MEETING_SORTED,)),
 }
 """Option (argparse ``dest``) -> the metric families that read it."""
 
 
-_MEETING_FAMILIES = {_MEETING_WER: ("cpwer", "orcwer", "tcpwer"), _MEETING_TIMED: ("tcpwer", "der", "jer")}
+_TIME_CONSTRAINED = ("tcpwer", "tcorcwer", "greedy_tcorcwer", "ditcpwer")
+_WORD_ERRORS = ("cpwer", "orcwer", "greedy_orcwer", "dicpwer", "mimower", *_TIME_CONSTRAINED)
+_MEETING_FAMILIES = {
+    _MEETING_WER: _WORD_ERRORS,
+    _MEETING_TIMED: (*_TIME_CONSTRAINED, "der", "jer"),
+    _MEETING_UEM: (*_WORD_ERRORS, "der", "jer"),
+    _MEETING_SORTED: _TIME_CONSTRAINED,
+}
+
+
+_PNC_FAMILIES = {_PNC: ("per", "case_er", "pnc_wer"), _PNC_PAGE: ("pnc_wer",), _TIMING: ("word_timing",)}
 
 
 def _family_names(metric: str) -> set[str]:
     """The families in `OPTION_USERS` that ``metric`` belongs to.
 
-    >>> sorted(_family_names("tcpwer"))
-    ['cpwer, orcwer and tcpwer', 'tcpwer, der and jer']
+    >>> sorted(_family_names("ditcpwer"))
+    ['the meeting WERs, der and jer', 'the meeting word error rates', 'the time-constrained WERs', \
+'the time-constrained WERs, der and jer']
     """
     from lightscore.text.choices import ERROR_RATES, TRANSLATION_METRICS
 
@@ -159,7 +179,8 @@ def _family_names(metric: str) -> set[str]:
         return {_ERROR_RATE}
     if metric in TRANSLATION_METRICS:
         return {_TRANSLATION}
-    return {family for family, metrics in _MEETING_FAMILIES.items() if metric in metrics}
+    families = {**_MEETING_FAMILIES, **_PNC_FAMILIES}
+    return {family for family, metrics in families.items() if metric in metrics}
 
 
 def check_options(args: argparse.Namespace, defaults: Mapping[str, Any], flags: Mapping[str, str]) -> None:

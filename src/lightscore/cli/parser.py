@@ -32,6 +32,8 @@ from lightscore.text.sclite.trn import SCLITE_FORMATS
 
 __all__ = ["build_parser", "main"]
 
+MEETING_SORTS = ("segment", "word", "true", "false")  # meeteval's reference_sort / hypothesis_sort values
+
 MEASURE_HELP = """\
 Score every metric of a metrics YAML on its test sets and write <inference_dir>/metrics.json.
 The config keys (inference_dir, dataset.test, metrics, dataset_artifacts) are in docs/measure.md."""
@@ -157,12 +159,22 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     options.add_argument("ref", metavar="REF", nargs="?" if ref_optional else None, help="reference SCP file")
     add = options.add_argument
     metrics = "the error rate, or a translation metric equal to sacrebleu's (docs/translation.md; default: wer)"
-    metrics += "; cpwer, orcwer, tcpwer, der, jer score meeting files (STM, CTM, SegLST, RTTM: docs/meetings.md)"
+    metrics += "; cpwer, orcwer, tcpwer, dicpwer, mimower, der... score meeting files (STM, CTM, SegLST, RTTM: "
+    metrics += "docs/meetings.md)"
     metrics += "; keywords, oracle_wer, per, case_er, pnc_wer, word_timing: docs/recognition-practice.md"
     metrics += "; simul_latency: docs/translation.md"
     families = (*TRANSLATION_METRICS, *MEETING_METRICS, *RECOGNITION_PRACTICE, *PNC_TIMING_METRICS, *LATENCY_METRICS)
     add("--metric", choices=(*ERROR_RATES, *families), default="wer", help=metrics)
-    add("--collar", type=float, metavar="S", help="tcpwer (required), der, jer: the collar in seconds")
+    latency = "simul_latency (docs/translation.md): ATD's source, SimulEval's log: speech (default); text"
+    add("--latency-source", choices=("speech", "text"), default="speech", help=latency)
+    add("--latency-unit", choices=("word", "char"), default="word", help="simul_latency: the reference's length unit")
+    add("--computation-aware", action="store_true", help="simul_latency: also the _CA measures (from elapsed)")
+    add("--no-use-ref-len", action="store_true", help="simul_latency: the target length is the hypothesis'")
+    add("--collar", type=float, metavar="S", help="the time-constrained WERs (required), der, jer: seconds")
+    add("--uem", metavar="FILE", help="meeting metrics: a UEM file, each session's scoring region (docs/meetings.md)")
+    sort = "tcpwer, ditcpwer, tcorcwer, greedy_tcorcwer: meeteval's %s_sort (default: segment)"
+    add("--reference-sort", choices=MEETING_SORTS, metavar="SORT", help=sort % "reference")
+    add("--hypothesis-sort", choices=MEETING_SORTS, metavar="SORT", help=sort % "hypothesis")
     add("--ref2", metavar="FILE", action="append", default=[], help="a further reference (translation; repeatable)")
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
     add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")
@@ -182,6 +194,10 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default: 0)")
     add("--block-bootstrap", action="store_true", help="resample whole speakers instead of utterances")
     add("--utt2spk", metavar="FILE", help="Kaldi utt2spk file (default: the speaker is the id up to its first '-')")
+    marks = "per: the marks scored (default .,?); case_er, pnc_wer: the marks peeled off words (default: all punctuation)"
+    add("--marks", metavar="CHARS", help=marks)
+    add("--tolerances", metavar="MS,...", help="word_timing: tolerances in whole milliseconds (default 50,100,200)")
+    add("--emit", metavar="FILE", help="word_timing: SCP of emission times, 'utt_id seconds ...' per hypothesis word")
     return options
 
 
