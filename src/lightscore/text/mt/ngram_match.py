@@ -52,6 +52,10 @@ def clipped_match_sums(sides: Sides, max_order: int, bits: int) -> np.ndarray:
 
     Plain twin: `lightscore.text.mt.reference.bleu_stats`' matches.
 
+    Every side's tokens sit in one array, so each order's keys are built in a few whole-array steps (the batched
+    road's cost is the number of numpy calls as much as the tokens). A token's body starts as its segment then its
+    id; shifting the body of order n - 1 and adding the next id gives order n with the segment still on top.
+
     Args:
         sides: Ids and tokens per segment of the hypothesis (side 0) and each reference; the keys must `fits`.
         max_order: The largest n-gram order N.
@@ -62,36 +66,38 @@ def clipped_match_sums(sides: Sides, max_order: int, bits: int) -> np.ndarray:
     """
     ids, lengths = sides
     n_segments = len(lengths[0])
-    side_bits = (len(ids) - 1).bit_length()
+    side_bits = np.uint64((len(ids) - 1).bit_length())
+    tokens = np.concatenate(ids)
+    segment_lengths = np.concatenate(lengths)  # side after side
+    row = np.repeat(np.arange(len(segment_lengths)), segment_lengths)  # each token's (side, segment) row
+    starts = np.cumsum(segment_lengths) - segment_lengths
+    left = segment_lengths[row] - (np.arange(len(tokens)) - starts[row])  # tokens from here to the segment's end
+    side = (row // max(n_segments, 1)).astype(np.uint64)
+    body = ((row % max(n_segments, 1)).astype(np.uint64) << np.uint64(bits)) | tokens
     out = np.zeros((n_segments, max_order), np.int64)
-    parts = [_positions(i, length) for i, length in zip(ids, lengths)]
     for n in range(1, max_order + 1):
-        keys = []
-        for s, (body, segment, left) in enumerate(parts):
-            if n > 1:  # the n-gram at p: the (n-1)-gram at p, then token p + n - 1
-                body = (body[:-1] << np.uint64(bits)) | ids[s][n - 1 :]
-                parts[s] = (body, segment, left)
-            key = ((segment[: len(body)] << np.uint64(n * bits)) | body)[left[: len(body)] >= n]
-            keys.append((key << np.uint64(side_bits)) | np.uint64(s))
-        key = np.sort(np.concatenate(keys))
-        if len(key) == 0:
-            continue
-        firsts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-        unique = key[firsts]
-        counts = np.diff(np.append(firsts, len(key)))
-        ngram = unique >> np.uint64(side_bits)
-        starts = np.flatnonzero(np.concatenate(([True], ngram[1:] != ngram[:-1])))  # one per distinct n-gram
-        is_hyp = (unique & np.uint64((1 << side_bits) - 1)) == 0
-        hyp_count = np.where(is_hyp[starts], counts[starts], 0)
-        ref_max = np.maximum.reduceat(np.where(is_hyp, 0, counts), starts)
-        segment = (ngram[starts] >> np.uint64(n * bits)).astype(np.int64)
-        out[:, n - 1] = np.bincount(segment, weights=np.minimum(hyp_count, ref_max), minlength=n_segments)
+        if n > 1:  # the n-gram at p: the (n-1)-gram at p, then token p + n - 1 (past a segment's end: dropped)
+            body = (body[:-1] << np.uint64(bits)) | tokens[n - 1 :]
+        key = np.sort(((body << side_bits) | side[: len(body)])[left[: len(body)] >= n])
+        if len(key):
+            segment, clipped = _clipped(key, int(side_bits), n * bits)
+            out[:, n - 1] = np.bincount(segment, weights=clipped, minlength=n_segments)
     return out
 
 
-def _positions(ids: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Order 1's body (the ids), each token's segment (uint64) and tokens left in its segment from it on."""
-    starts = np.cumsum(lengths) - lengths
-    segment = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    left = lengths[segment] - (np.arange(len(ids), dtype=np.int64) - starts[segment])
-    return ids, segment.astype(np.uint64), left
+def _clipped(key: np.ndarray, side_bits: int, ngram_bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct n-gram's segment and ``min(hypothesis count, largest reference count)``, from the sorted keys."""
+    firsts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    unique = key[firsts]
+    counts = np.diff(np.append(firsts, len(key)))
+    if side_bits == 1:  # one reference: a hypothesis n-gram (side 0) is matched when its reference key follows
+        pair = np.flatnonzero((unique[1:] - unique[:-1] == 1) & ((unique[:-1] & np.uint64(1)) == 0))
+        segment = unique[pair] >> np.uint64(ngram_bits + 1)
+        return segment.astype(np.int64), np.minimum(counts[pair], counts[pair + 1])
+    ngram = unique >> np.uint64(side_bits)
+    starts = np.flatnonzero(np.concatenate(([True], ngram[1:] != ngram[:-1])))  # one per distinct n-gram
+    is_hyp = (unique & np.uint64((1 << side_bits) - 1)) == 0
+    hyp_count = np.where(is_hyp[starts], counts[starts], 0)
+    ref_max = np.maximum.reduceat(np.where(is_hyp, 0, counts), starts)
+    segment = ngram[starts] >> np.uint64(ngram_bits)
+    return segment.astype(np.int64), np.minimum(hyp_count, ref_max)
