@@ -26,7 +26,7 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from lightscore.text.normalize import _read_rule_file
+from lightscore.io.text_files import strip_bom
 from lightscore.text.recognition.chardiff import align_words
 
 __all__ = [
@@ -58,7 +58,10 @@ _GAP = "<eps>"  # texterrors' empty token; OOV-CER's neighbour text is built wit
 
 
 def read_word_list(path: str | os.PathLike, *, first_field: bool = False) -> frozenset[str]:
-    """The words of a list file: one per line (blank lines and ``#`` lines skipped, a UTF-8 BOM ignored).
+    """The words of a list file: one per line (blank lines skipped, a UTF-8 BOM ignored), as texterrors reads them.
+
+    (`lightscore.text.normalize` reads its rule files alike, but importing it would bring sclite's case tables
+    into this family, which the layer contracts refuse.)
 
     Args:
         path: The file.
@@ -70,15 +73,32 @@ def read_word_list(path: str | os.PathLike, *, first_field: bool = False) -> fro
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: a line with several words (naming the file and the line), or a file that is not UTF-8.
+        ValueError: a line with several words, or bytes that are not UTF-8 (naming the file and the line).
+
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "oov.txt"
+    >>> _ = f.write_text("speedbird 3\\n\\nanna 1\\n")
+    >>> sorted(read_word_list(f, first_field=True))
+    ['anna', 'speedbird']
+    >>> read_word_list(f)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../oov.txt:1: a keyword is one word, got 'speedbird 3'
     """
-    lines, _ = _read_rule_file(Path(path), "word list")
+    path = Path(path)
+    body = strip_bom(path.read_bytes())
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_no = body[: e.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line_no}: not UTF-8 ({e.reason})") from None
     words = set()
-    for where, line in lines:
+    for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if len(fields) > 1 and not first_field:
-            raise ValueError(f"{where}: a keyword is one word, got {line.strip()!r}")
-        words.add(fields[0])
+            raise ValueError(f"{path}:{number}: a keyword is one word, got {line.strip()!r}")
+        if fields:
+            words.add(fields[0])
     return frozenset(words)
 
 
