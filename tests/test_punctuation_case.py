@@ -185,3 +185,41 @@ def test_pnc_wer_between_the_normalized_and_the_written_wer(rows, cut):
         b.update(ref=refs[cut:], hyp=hyps[cut:])
         a.load_state(a.merge_states([a.state(), b.state()]))
         assert a.state() == one.state()
+
+
+# --- the command line and measure() ---------------------------------------------------------------
+
+
+def test_cli_and_measure(tmp_path, capsys):
+    from lightscore import measure
+    from lightscore.cli.parser import main
+
+    test = tmp_path / "exp" / "dev"
+    test.mkdir(parents=True)
+    # the rows of test_classes_case_word_and_both and test_per_summed_over_utterances
+    (test / "ref.scp").write_text("u1 The cat sat on the mat.\nu2 Yes. No, maybe?\n")
+    (test / "hyp.scp").write_text("u1 the cat sat on a Mat\nu2 Yes. No. Maybe?\n")
+    ref, hyp = str(test / "ref.scp"), str(test / "hyp.scp")
+    assert main(["score", ref, hyp, "--metric", "pnc_wer", "--report", str(tmp_path / "rep")]) == 0
+    out = capsys.readouterr().out
+    # u1: word 1, case 1, both 1 (N 6); u2: the maybe?/Maybe? pair differs in case, No,/No. in punctuation (N 3)
+    # PnC-WER = (1 + 2 + 1 + 1) / 9 = 55.56 %
+    assert "PnC_WER  55.56" in out and "case        2" in out
+    page = (tmp_path / "rep" / "pnc_wer_report.html").read_text()
+    assert "Error classes" in page and "case and punctuation" in page
+    assert main(["score", ref, hyp, "--metric", "per", "--marks", ".,?"]) == 0
+    # u1: '.' deleted; u2: C=2 S=1: PER = (1 + 1) / (2 + 1 + 1) = 50 %
+    assert "PER           50.00" in capsys.readouterr().out
+    assert main(["score", ref, hyp, "--metric", "per", "--report", str(tmp_path / "rep")]) == 1
+    assert "--report is used by" in capsys.readouterr().err
+    config = {
+        "inference_dir": str(tmp_path / "exp"),
+        "metrics": [
+            {"metric": {"_target_": "lightscore.metrics.PnCWER"}, "inputs": ["ref", "hyp"], "name": "pnc"},
+            {"metric": {"_target_": "lightscore.metrics.CaseErrorRate"}, "inputs": ["ref", "hyp"], "name": "case"},
+        ],
+    }
+    results = measure(config)
+    assert results["pnc"]["dev"]["PnC_WER"] == pytest.approx(500 / 9)
+    # matched 5 + 3 = 8 pairs, case differs in The/the, mat./Mat, maybe?/Maybe?: 3 / 8
+    assert results["case"]["dev"]["CaseER"] == 37.5

@@ -125,3 +125,40 @@ def test_word_timing_refuses_bad_input():
         WordTiming().update(ref=[[("a", 0, 1)]], hyp=[[("a", 0.2, 0.1)]])
     with pytest.raises(RowError, match="2 emission times for 1 hypothesis words"):
         WordTiming(emission=True).update(ref=[[("a", 0, 1)]], hyp=[[("a", 0, 1)]], emit=[[0.5, 0.6]])
+
+
+def test_cli_ctm_pair_with_emission_and_measure(tmp_path, capsys):
+    from lightscore import measure
+    from lightscore.cli.parser import main
+
+    (tmp_path / "ref.ctm").write_text("u1 1 0.00 0.40 hi\nu1 1 0.50 0.40 there\nu2 1 0.0 1.0 yes\n")
+    (tmp_path / "hyp.ctm").write_text("u1 1 0.02 0.40 hi\nu1 1 0.60 0.40 there\nu2 1 0.0 1.2 yes\n")
+    (tmp_path / "emit.scp").write_text("u2 1.3\nu1 0.6 1.1\n")  # any order: read by id
+    ref, hyp = str(tmp_path / "ref.ctm"), str(tmp_path / "hyp.ctm")
+    args = [
+        "score",
+        ref,
+        hyp,
+        "--metric",
+        "word_timing",
+        "--tolerances",
+        "20,100",
+        "--emit",
+        str(tmp_path / "emit.scp"),
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    # start offsets 20, 100, 0: within 20 ms 2 of 3; latencies 0.6-0.4, 1.1-0.9, 1.3-1.0 = 200, 200, 300 ms
+    assert "start_within_20ms       66.67" in out and "latency_mean_ms         233.33" in out
+    assert main(["score", ref, hyp, "--metric", "word_timing", "--marks", "."]) == 1
+    assert "--marks is used by" in capsys.readouterr().err
+    test = tmp_path / "exp" / "dev"
+    test.mkdir(parents=True)
+    (test / "ref_words.scp").write_text(f"u1 {ref}\nu2 {ref}\n")
+    (test / "hyp_words.scp").write_text(f"u1 {hyp}\nu2 {hyp}\n")
+    (test / "emit.scp").write_text("u1 0.6 1.1\nu2 1.3\n")
+    entry = {"_target_": "lightscore.metrics.WordTiming", "tolerances": [20, 100], "emission": True}
+    inputs = {"ref": "ref_words", "hyp": "hyp_words", "emit": "emit"}
+    config = {"inference_dir": str(tmp_path / "exp"), "metrics": [{"metric": entry, "inputs": inputs, "name": "wt"}]}
+    result = measure(config)["wt"]["dev"]
+    assert result["start_within_20ms"] == pytest.approx(200 / 3) and result["latency_p90_ms"] == pytest.approx(280.0)
