@@ -261,3 +261,25 @@ def test_bad_input_and_options_are_named():
     with pytest.raises(ValueError, match="no talk was scored"):
         Resegmented("bleu").compute()
     assert Resegmented("bleu", tokenize="intl").settings().startswith("Resegmented reseg_tokenize=none BLEU")
+
+
+def test_score_command_resegments_files(write_scp_file, tmp_path, capsys):
+    from lightscore.cli.parser import main
+
+    ref = write_scp_file("ref.scp", [("s1", "the cat sat"), ("s2", "on a mat"), ("s3", "hello world")])
+    hyp = write_scp_file("hyp.scp", [("t1", "the cat sat on the mat"), ("t2", "hello world")])
+    talks = write_scp_file("talks.scp", [("s1", "t1"), ("s2", "t1"), ("s3", "t2")])
+    assert main(["score", str(ref), str(hyp), "--resegment", "--metric", "transter", "--talks", str(talks)]) == 0
+    out = capsys.readouterr().out
+    expected = sacrebleu.corpus_ter(
+        ["the cat sat", "on the mat", "hello world"], [["the cat sat", "on a mat", "hello world"]]
+    )
+    assert f"{expected.score:.2f}" in out and "TransTER_talks" in out
+    written = tmp_path / "hyp.resegmented" / "resegmented_none.scp"
+    assert f"resegmented: {written}" in out
+    assert written.read_text() == "s1 the cat sat\ns2 on the mat\ns3 hello world\n"
+    # without --talks REF is one talk; HYP's rows are joined into its hypothesis
+    assert main(["score", str(ref), str(hyp), "--resegment", "--metric", "wer"]) == 0
+    assert "WER_talks" in capsys.readouterr().out
+    assert main(["score", str(ref), str(hyp), "--talks", str(talks)]) == 1
+    assert "--talks and --reseg-tokenize are options of --resegment" in capsys.readouterr().err

@@ -179,6 +179,10 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
     add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")
     add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
+    reseg = "score: HYP holds whole talks; re-segment each to REF's segments as mweralign does (docs/translation.md)"
+    add("--resegment", action="store_true", help=reseg)
+    add("--talks", metavar="MAP", help="--resegment: SCP file 'segment_id talk_id' (default: REF is one talk)")
+    add("--reseg-tokenize", default="none", metavar="TOK", help="--resegment: none (default), cj or a .model file")
     case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding"
     case += "; default: sclite with --aligner sclite, else sensitive"
     add("--case", choices=CASES, default=None, metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")

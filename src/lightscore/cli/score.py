@@ -40,6 +40,10 @@ def run_score(args: argparse.Namespace) -> int:
     if len(hyps) > 1:
         return _score_sweep(args, hyps)
     args.hyp = hyps[0]
+    from lightscore.cli.resegment import resegment_asked, run_resegment_score
+
+    if resegment_asked(args):
+        return run_resegment_score(args)
     if args.metric in TRANSLATION_METRICS:
         return run_translation_score(args)
     if args.metric in MEETING_METRICS:
