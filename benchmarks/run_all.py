@@ -54,6 +54,8 @@ SCRIPTS = {
     "bench_sclite_fast_paths.py": (["--repeats", "1"], ["--pairs", "500", "--segments", "100", "--repeats", "1"]),
     "bench_mt_fast_paths.py": (["--repeats", "1"], ["--segments", "2000", "--ter-segments", "200", "--repeats", "1"]),
     "bench_meeting_fast_paths.py": ([], ["--sessions", "20"]),
+    # Issue 41: re-segmentation against mweralign's C++ and its plain twin (one talk, about 6 s).
+    "bench_resegment.py": ([], ["--talks", "2", "--segments", "30", "--repeats", "1"]),
     # Issue 38: DNSMOS/PLCMOS peak memory against speechmos (600 s clips take ~20 minutes: results/mos_memory.md).
     "bench_mos_memory.py": (["--seconds", "10", "60"], ["--seconds", "10"]),
 }
