@@ -226,3 +226,22 @@ def test_self_overlap_counts_merge_across_instances() -> None:
         assert (whole.compute()[f"{name}_ref_self_overlaps"], whole.compute()[f"{name}_hyp_self_overlaps"]) == (2, 2)
     der = fed(lambda: DER(collar=0.25), sessions)
     assert [record[5:7] for record in der.session_results()] == [[1, 0], [0, 2], [1, 0]]
+
+
+@needs_mdeval
+def test_command_line_uem_on_self_overlapping_rttm_equals_md_eval(tmp_path, capsys) -> None:
+    """``lightscore score REF HYP --metric der --uem FILE`` on self-overlapping RTTMs: md-eval ``-u``'s times."""
+    from lightscore.cli import main
+
+    ref = {"s1": [Segment("r0", 0, 2), Segment("r0", 1, 3), Segment("r1", 2.5, 3.5)], "s2": [Segment("r2", 0, 4)]}
+    hyp = {"s1": [Segment("x", 0, 1.5), Segment("x", 0.5, 3.5)], "s2": [Segment("y", 1, 5)]}
+    write_rttm(tmp_path / "ref.rttm", ref)
+    write_rttm(tmp_path / "hyp.rttm", hyp)
+    (tmp_path / "all.uem").write_text("s1 1 0.50 3.20\ns2 1 0.00 4.50\n")
+    totals, _ = md_eval(tmp_path, 0.0, False, uem=tmp_path / "all.uem")
+    argv = ["score", str(tmp_path / "ref.rttm"), str(tmp_path / "hyp.rttm"), "--metric", "der"]
+    assert main([*argv, "--uem", str(tmp_path / "all.uem")]) == 0
+    row = capsys.readouterr().out.splitlines()[2].split()
+    # hyp.rttm  DER  scored  missed  falarm  confusion  sessions  ref_self_overlaps  hyp_self_overlaps
+    assert tuple(float(x) for x in row[2:6]) == totals == (3.2 + 4.0, 1.5, 0.5, 0.2)
+    assert row[7:] == ["1", "1"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from lightscore.analysis.diarization import CONVENTIONS, diarization_counts, overlap_choice
 from lightscore.core.batch import RowError
@@ -29,9 +29,12 @@ __all__ = ["CPWER", "DER", "JER", "ORCWER", "TCPWER", "DiarizationMetric", "Meet
 class DiarizationMetric(MeetingMetric):
     """DER, JER and PurityCoverage's options: the convention, collar, overlap (or skip_overlap), UEM, the time unit.
 
-    Subclasses say what a session adds (`_counts`, ``update``). Each counts the turns merged into
-    an overlapping turn of the same speaker, per side (``ref_self_overlaps``, ``hyp_self_overlaps``).
+    Subclasses say what a session adds (`_counts`, ``update``) and name their integer sums
+    (``SUM_STATES``). Each counts the turns merged into an overlapping turn of the same speaker, per
+    side (``ref_self_overlaps``, ``hyp_self_overlaps``).
     """
+
+    SUM_STATES: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -51,8 +54,8 @@ class DiarizationMetric(MeetingMetric):
             self.overlap = overlap_choice(overlap, skip_overlap)
         except ValueError as e:
             raise ValueError(f"{self.name}: {e}") from None
-        self.add_state("ref_self_overlaps", 0, "sum")
-        self.add_state("hyp_self_overlaps", 0, "sum")
+        for count in (*self.SUM_STATES, "ref_self_overlaps", "hyp_self_overlaps"):
+            self.add_state(count, 0, "sum")
         if isinstance(ticks_per_second, bool) or not isinstance(ticks_per_second, int) or ticks_per_second < 1:
             raise ValueError(f"{self.name}: ticks_per_second must be an int >= 1, got {ticks_per_second!r}")
         self.collar = check_number(self.name, "collar", collar)
@@ -140,6 +143,7 @@ class DER(DiarizationMetric):
 
     name: ClassVar[str] = "DER"
     COUNTS: ClassVar[tuple[str, ...]] = ("scored", "missed", "falarm", "confusion")
+    SUM_STATES = COUNTS
     outputs = (
         Field("DER", "number"),
         *(Field(f"DER_{c}", "number") for c in COUNTS),
@@ -147,11 +151,6 @@ class DER(DiarizationMetric):
         Field("DER_ref_self_overlaps", "number"),
         Field("DER_hyp_self_overlaps", "number"),
     )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        for count in self.COUNTS:
-            self.add_state(count, 0, "sum")
-        super().__init__(*args, **kwargs)
 
     def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
         """Add each session's missed, false-alarm and confusion time (ticks) under its optimal mapping.
@@ -198,6 +197,7 @@ class JER(DiarizationMetric):
     """
 
     name: ClassVar[str] = "JER"
+    SUM_STATES = ("speakers",)
     outputs = (
         Field("JER", "number"),
         Field("JER_speakers", "number"),
@@ -205,10 +205,6 @@ class JER(DiarizationMetric):
         Field("JER_ref_self_overlaps", "number"),
         Field("JER_hyp_self_overlaps", "number"),
     )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.add_state("speakers", 0, "sum")
-        super().__init__(*args, **kwargs)
 
     def update(self, *, ref: Sequence[str], hyp: Sequence[str]) -> None:
         """Add each reference speaker's ``(error, union)`` in ticks (a "cat" record per session)."""

@@ -58,6 +58,7 @@ class PurityCoverage(DiarizationMetric):
 
     name: ClassVar[str] = "PurityCoverage"
     COUNTS: ClassVar[tuple[str, ...]] = ("purity_correct", "purity_total", "coverage_correct", "coverage_total")
+    SUM_STATES = COUNTS
     outputs = (
         Field("purity", "number"),
         Field("coverage", "number"),
@@ -84,8 +85,6 @@ class PurityCoverage(DiarizationMetric):
                 f"{self.name}: convention {convention!r} is not pyannote (purity and coverage are pyannote's measures)"
             )
         self.beta = check_number(self.name, "beta", beta)
-        for count in self.COUNTS:
-            self.add_state(count, 0, "sum")
         super().__init__(collar, skip_overlap, convention, uem, ticks_per_second, format, overlap)
 
     def _counts(self, session: str, ref_segments: list[Segment], hyp_segments: list[Segment]):
