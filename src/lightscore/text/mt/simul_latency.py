@@ -123,12 +123,12 @@ def _number(value: Any, name: str) -> Number:
                 number = float(value)
             except ValueError:
                 raise ValueError(f"{name}: {value!r} is not a number") from None
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        if not hasattr(value, "__float__") or isinstance(value, bool):
-            raise ValueError(f"{name}: {value!r} is not a number")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = value
+    elif hasattr(value, "__float__") and not isinstance(value, bool):  # numpy scalars, 0-d tensors
         number = float(value)
     else:
-        number = value
+        raise ValueError(f"{name}: {value!r} is not a number")
     if not math.isfinite(number) or number < 0:
         raise ValueError(f"{name}: {value!r} is not a finite number >= 0")
     return number
