@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lightscore.analysis.verdict import p_text
-from lightscore.cli.families import run_translation_compare
+from lightscore.cli.families import compare_family_sets, run_meeting_compare, run_translation_compare
 from lightscore.cli.inputs import check_inputs, metric_options, write_json
 from lightscore.cli.output import ProgressBar, format_comparison, format_rows, format_table
-from lightscore.text.choices import ERROR_RATES, TRANSLATION_METRICS
+from lightscore.text.choices import ERROR_RATES, MEETING_METRICS, TRANSLATION_METRICS
 
 __all__ = ["run_compare", "run_compare_sets", "run_measure", "run_report"]
 
@@ -72,6 +72,8 @@ def run_compare(args: argparse.Namespace) -> int:
         raise ValueError("compare needs REF HYP_A HYP_B, or --set NAME REF HYP_A HYP_B per test set, or --dirs")
     if args.metric in TRANSLATION_METRICS:
         return run_translation_compare(args)
+    if args.metric in MEETING_METRICS:
+        return run_meeting_compare(args)
     options = metric_options(args)
     check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "compare")
     summary = compare(args.ref, args.hyp_a, args.hyp_b, **options, level=args.level)
@@ -87,9 +89,12 @@ def run_compare_sets(args: argparse.Namespace) -> int:
 
     if args.ref is not None or (args.sets and args.dirs):
         raise ValueError("give the test sets one way: REF HYP_A HYP_B, --set NAME REF HYP_A HYP_B (repeated) or --dirs")
-    if args.metric not in ERROR_RATES:
-        raise ValueError(f"--metric {args.metric}: compare across test sets is for the error rates")
-    options = metric_options(args)
+    if args.metric not in (*ERROR_RATES, *TRANSLATION_METRICS, *MEETING_METRICS):
+        raise ValueError(
+            f"--metric {args.metric}: compare across test sets is for the error rates, the translation metrics "
+            "and the meeting metrics"
+        )
+    options = metric_options(args) if args.metric in ERROR_RATES else {}
     if args.sets:
         sets = [TestSet(*values) for values in args.sets]
     else:
@@ -99,7 +104,10 @@ def run_compare_sets(args: argparse.Namespace) -> int:
             check_inputs({"REF": test.ref, "HYP_A": test.hyp_a, "HYP_B": test.hyp_b}, "compare across test sets")
         except (ValueError, OSError) as e:
             raise type(e)(f"test set {test.name!r}: {e}") from e
-    summary = compare_sets(sets, **options, level=args.level)
+    if args.metric in ERROR_RATES:
+        summary = compare_sets(sets, **options, level=args.level)
+    else:
+        summary = compare_family_sets(args, sets)
     print(format_sets_comparison(summary))
     write_json(args.json, summary)
     if args.table:
@@ -112,10 +120,10 @@ def format_sets_comparison(summary: Mapping[str, Any]) -> str:
     boot = summary["bootstrap"]
     seeds = ", ".join(f"{name} {seed}" for name, seed in boot["seeds"].items())
     block = " (whole speakers)" if boot["block_bootstrap"] else ""
+    method = boot.get("method", "stratified by test set (pooled and macro resample every set on its own)")
     lines = [
         f"settings: {summary['settings']}",
-        f"paired bootstrap: {boot['replicates']} replicates{block}, stratified by test set (pooled and macro "
-        f"resample every set on its own); seeds: {seeds}",
+        f"paired bootstrap: {boot['replicates']} replicates{block}, {method}; seeds: {seeds}",
     ]
     name, ci = summary["metric"], summary["ci"]
     head = ("test", "utts", "ref tokens", f"{name} A", f"{name} B", "B - A", f"{ci:.0%} interval", "p", "verdict")

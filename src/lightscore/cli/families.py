@@ -56,6 +56,58 @@ def run_translation_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def compare_family_sets(args: argparse.Namespace, sets: list) -> dict[str, Any]:
+    """``lightscore compare --metric bleu|...|cpwer|... --set ...``: the translation or meeting comparison across sets.
+
+    Translation: sacrebleu's paired tests per set, set ``k`` seeded ``12345 + --seed + k`` (the first set's row is
+    ``lightscore compare`` on that set alone); meetings: the paired bootstrap over sessions, seeded ``--seed + k``.
+    """
+    from lightscore.text.choices import TRANSLATION_METRICS
+
+    if args.metric in TRANSLATION_METRICS:
+        from lightscore.analysis.mt_significance import SACREBLEU_SEED
+        from lightscore.offline.compare_translation import compare_translation_sets
+
+        options = _translation_options(args)
+        seed = SACREBLEU_SEED + args.seed
+        return compare_translation_sets(args.metric, sets, seed=seed, ci=args.ci, level=args.level, **options)
+    from lightscore.offline.compare_meetings import compare_meeting_sets
+
+    tests = {"ci": args.ci, "bootstrap": args.bootstrap, "seed": args.seed, "level": args.level}
+    return compare_meeting_sets(sets, _meeting_builder(args), **tests)
+
+
+def _meeting_builder(args: argparse.Namespace) -> Any:
+    """A function building the ``--metric`` meeting metric with the command line's options (checked now)."""
+    import functools
+
+    from lightscore import metrics
+
+    metric_class = getattr(metrics, MEETING_CLASSES[args.metric])
+    return functools.partial(metric_class, **meeting_options(args, metric_class))
+
+
+def run_meeting_compare(args: argparse.Namespace) -> int:
+    """``lightscore compare --metric cpwer|der|... REF HYP_A HYP_B``: both systems, a paired bootstrap over sessions."""
+    from lightscore.analysis.verdict import p_text
+    from lightscore.offline.compare_meetings import compare_meetings
+
+    check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "a meeting metric")
+    tests = {"ci": args.ci, "bootstrap": args.bootstrap, "seed": args.seed, "level": args.level}
+    summary = compare_meetings(_meeting_builder(args), args.ref, args.hyp_a, args.hyp_b, **tests)
+    name, boot = summary["metric"], summary["bootstrap"]
+    low, high = boot["ci"]
+    print(f"settings: {summary['settings']}")
+    print(f"{name}  A {summary['a'][name]:.2f}  B {summary['b'][name]:.2f}  ({summary['utterances']} sessions)")
+    print(
+        f"paired bootstrap over sessions: B - A {boot['difference']:+.2f}, {args.ci:.0%} interval "
+        f"[{low:+.2f}, {high:+.2f}], p = {p_text(boot['p'])}"
+    )
+    print(f"verdict: {summary['verdict']}")
+    write_json(args.json, summary)
+    return 0
+
+
 # Each meeting --metric name (lightscore.text.choices.MEETING_METRICS) and its class in lightscore.metrics.
 MEETING_CLASSES = {
     "cpwer": "CPWER",

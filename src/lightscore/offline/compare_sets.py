@@ -14,6 +14,10 @@ same five paired tests, the same numbers: set ``k`` uses the seed ``seed + k``, 
 
 `comparison_rows` gives the table (one row per set, then pooled and macro) that
 `lightscore.report.scoreboard.write_scoreboard` writes as Markdown, CSV and JSON.
+
+The translation metrics (`lightscore.offline.compare_translation.compare_translation_sets`) and the
+meeting metrics (`lightscore.offline.compare_meetings.compare_meeting_sets`) compare across sets in
+the same shape, through `checked_sets`, `naming_set` and `sets_summary`.
 """
 
 from __future__ import annotations
@@ -38,7 +42,16 @@ from lightscore.report.scoreboard import MACRO, POOLED, RESERVED
 from lightscore.scp.lines import check_name
 from lightscore.text.counting import COUNTS
 
-__all__ = ["SCORING_OPTIONS", "TestSet", "compare_sets", "comparison_rows", "sets_from_dirs"]
+__all__ = [
+    "SCORING_OPTIONS",
+    "TestSet",
+    "checked_sets",
+    "compare_sets",
+    "comparison_rows",
+    "naming_set",
+    "sets_from_dirs",
+    "sets_summary",
+]
 
 SCORING_OPTIONS = ("metric", "bpemodel", "case", "aligner", "normalize", "substitutions", "fillers", "utt2spk")
 """The keywords of `compare_sets` that say how texts are scored (those of `lightscore.offline.compare.compare`)."""
@@ -158,12 +171,12 @@ def compare_sets(
         raise TypeError(
             f"compare_sets: unknown option {', '.join(unknown)} (scoring options: {', '.join(SCORING_OPTIONS)})"
         )
-    sets = _checked_sets(sets)
+    sets = checked_sets(sets)
     options = {**scoring, "ci": ci, "bootstrap": bootstrap, "block_bootstrap": block_bootstrap}
     per_set: dict[str, dict[str, Any]] = {}
     scored: list[tuple[ScoredSystem, ScoredSystem]] = []
     for k, test in enumerate(sets):
-        with _naming_set(test.name):
+        with naming_set(test.name):
             check_same_ids(test.ref, test.hyp_a, test.hyp_b)
             a, b = score_pair(test.ref, test.hyp_a, test.hyp_b, seed=seed + k, **options)
             tests = dict(ci=ci, bootstrap=bootstrap, seed=seed + k, block_bootstrap=block_bootstrap, level=level)
@@ -172,18 +185,46 @@ def compare_sets(
         scored.append((a, b))
     combined = _combined(scored, ci, bootstrap, seed, block_bootstrap, level)
     first = next(iter(per_set.values()))
+    about = {
+        "replicates": bootstrap,
+        "stratified": True,
+        "block_bootstrap": block_bootstrap,
+        "seeds": {test.name: seed + k for k, test in enumerate(sets)},
+    }
+    return sets_summary(first["metric"], first["settings"], ci, level, about, per_set, combined)
+
+
+def sets_summary(
+    metric: str,
+    settings: str,
+    ci: float,
+    level: float,
+    about: Mapping[str, Any],
+    per_set: Mapping[str, Any],
+    combined: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The result of a comparison across test sets, every family's the same shape (plain JSON).
+
+    Args:
+        metric: The result's name (``WER``, ``BLEU``, ``cpWER``...).
+        settings: The metric's settings (or signature).
+        ci, level: The intervals' coverage and the tests' level.
+        about: How it resampled: ``replicates``, ``stratified``, ``block_bootstrap``, ``seeds`` (set -> seed),
+            and optionally ``method`` (one line saying which tests, printed by ``lightscore compare``).
+        per_set: Set name -> its comparison (``utterances``, ``a``, ``b``, ``bootstrap``...).
+        combined: ``pooled`` and ``macro``: ``a``, ``b`` and ``bootstrap`` with its ``verdict``.
+
+    Returns:
+        ``metric``, ``settings``, ``ci``, ``level``, ``bootstrap`` (``about``), ``sets``, ``pooled``, ``macro``,
+        ``rows`` (`comparison_rows`) and ``verdict`` (the pooled one).
+    """
     summary = {
-        "metric": first["metric"],
-        "settings": first["settings"],
+        "metric": metric,
+        "settings": settings,
         "ci": ci,
         "level": level,
-        "bootstrap": {
-            "replicates": bootstrap,
-            "stratified": True,
-            "block_bootstrap": block_bootstrap,
-            "seeds": {test.name: seed + k for k, test in enumerate(sets)},
-        },
-        "sets": per_set,
+        "bootstrap": dict(about),
+        "sets": dict(per_set),
         **combined,
     }
     summary["rows"] = comparison_rows(summary)
@@ -191,8 +232,14 @@ def compare_sets(
     return _plain(summary)
 
 
-def _checked_sets(sets: Sequence[TestSet | tuple]) -> list[TestSet]:
-    """The sets as `TestSet`, refusing fewer than two, bad names and repeated names."""
+def checked_sets(sets: Sequence[TestSet | tuple]) -> list[TestSet]:
+    """The sets as `TestSet`, refusing fewer than two, bad names and repeated names.
+
+    >>> checked_sets([("dev", "r", "a", "b"), ("dev", "r", "a", "b")])
+    Traceback (most recent call last):
+    ...
+    ValueError: test set 'dev' is given twice
+    """
     sets = [TestSet(*test) for test in sets]
     if len(sets) < 2:
         raise ValueError(
@@ -211,8 +258,15 @@ def _checked_sets(sets: Sequence[TestSet | tuple]) -> list[TestSet]:
 
 
 @contextmanager
-def _naming_set(name: str) -> Iterator[None]:
-    """Put ``test set '<name>': `` before the message of a ValueError or OSError raised inside."""
+def naming_set(name: str) -> Iterator[None]:
+    """Put ``test set '<name>': `` before the message of a ValueError or OSError raised inside.
+
+    >>> with naming_set("dev"):
+    ...     raise ValueError("ref.scp:3: no id")
+    Traceback (most recent call last):
+    ...
+    ValueError: test set 'dev': ref.scp:3: no id
+    """
     try:
         yield
     except (ValueError, OSError) as e:
@@ -270,7 +324,9 @@ def comparison_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
 
     Columns: ``test``, ``utterances``, ``ref_tokens``, ``<rate>_a``, ``<rate>_b``, ``difference``
     (B - A, points), ``ci_low``, ``ci_high`` (its interval), ``p`` (the paired bootstrap's,
-    two-sided), ``p_b_better`` and ``verdict``. The macro row has no counts.
+    two-sided), ``p_b_better`` and ``verdict``. The macro row has no counts. ``utterances`` counts
+    segments for translation and sessions for meetings; ``ref_tokens`` is an entry's own
+    ``ref_tokens`` when it has one (None where the metric has no token count, as chrF).
 
     Args:
         summary: What `compare_sets` returned (before or after its ``rows`` were added).
@@ -281,15 +337,20 @@ def comparison_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
     name = summary["metric"]
     rows = []
     for test, entry in summary["sets"].items():
-        counts = {"utterances": entry["utterances"], "ref_tokens": entry["a"][f"{name}_ref_len"]}
+        counts = {"utterances": entry["utterances"], "ref_tokens": _ref_tokens(entry, name)}
         rows.append(_row(test, counts, entry["a"][name], entry["b"][name], entry["bootstrap"], name))
     pooled = summary[POOLED]
-    counts = {"utterances": pooled["utterances"], "ref_tokens": pooled["a"][f"{name}_ref_len"]}
+    counts = {"utterances": pooled["utterances"], "ref_tokens": _ref_tokens(pooled, name)}
     rows.append(_row(POOLED, counts, pooled["a"][name], pooled["b"][name], pooled["bootstrap"], name))
     macro = summary[MACRO]
     no_counts = {"utterances": None, "ref_tokens": None}
     rows.append(_row(MACRO, no_counts, macro["a"][name], macro["b"][name], macro["bootstrap"], name))
     return rows
+
+
+def _ref_tokens(entry: Mapping[str, Any], name: str) -> Any:
+    """An entry's reference tokens: its own ``ref_tokens``, else system A's ``<name>_ref_len`` (None without)."""
+    return entry["ref_tokens"] if "ref_tokens" in entry else entry["a"].get(f"{name}_ref_len")
 
 
 def _row(test: str, counts: Mapping[str, Any], a: float, b: float, boot: Mapping[str, Any], name: str) -> dict:
