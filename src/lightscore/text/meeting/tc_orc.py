@@ -29,7 +29,8 @@ from numba import njit
 from lightscore.text.meeting.assignment import OrcCounts, word_ids
 from lightscore.text.meeting.greedy_orc import greedy_matching, initial_streams
 from lightscore.text.meeting.orc_search import flatten
-from lightscore.text.meeting.time_constrained import pseudo_word_times, tc_levenshtein
+from lightscore.text.meeting.tc_pair import pair_breakdown
+from lightscore.text.meeting.time_constrained import pseudo_word_times
 
 __all__ = ["greedy_tc_orc_counts", "search", "tc_orc_counts", "tc_orc_matching"]
 
@@ -59,6 +60,8 @@ def _tc_row(
     ref: np.ndarray,
     ref_start: np.ndarray,
     ref_end: np.ndarray,
+    ref_first: np.ndarray,
+    ref_last: np.ndarray,
     hyp: np.ndarray,
     hyp_start: np.ndarray,
     hyp_end: np.ndarray,
@@ -73,7 +76,6 @@ def _tc_row(
     final once passed (the remaining reference words added as deletions), cells right of the
     band not yet reached are their start value plus the words read (or the diagonal plus one).
     """
-    ref_first, ref_last = _reach(ref_start, ref_end)
     n_ref = len(ref)
     band_start = 0
     band_end = 0
@@ -182,6 +184,12 @@ def search(
         seg_first[k] = starts[bounds[k] : bounds[k + 1]].min()
         seg_last[k] = ends[bounds[k] : bounds[k + 1]].max()
     seg_first, seg_last = _reach(seg_first, seg_last)
+    word_first = np.empty(len(words))
+    word_last = np.empty(len(words))
+    for k in range(n_segments):
+        word_first[bounds[k] : bounds[k + 1]], word_last[bounds[k] : bounds[k + 1]] = _reach(
+            starts[bounds[k] : bounds[k + 1]], ends[bounds[k] : bounds[k + 1]]
+        )
     # Each segment's window: per stream its first word and its length plus one.
     window_start = np.zeros((n_segments, n_streams), dtype=np.int64)
     window_dims = np.ones((n_segments, n_streams), dtype=np.int64)
@@ -229,15 +237,15 @@ def search(
                 for first in range(block, block + strides[s]):
                     # The old state's cell nearest to this line's start; the words between are insertions.
                     gap = 0
+                    base = 0
                     for d in range(n_streams):
                         old = (first // strides[d]) % dims[d] + window_start[k, d] - old_start[d]
                         nearest[d] = min(old, old_dims[d] - 1)
                         gap += old - nearest[d]
+                        base += nearest[d] * old_strides[d]
                     for j in range(dims[s]):
                         if nearest[s] + j < old_dims[s]:
-                            cell = 0
-                            for d in range(n_streams):
-                                cell += (nearest[d] + (j if d == s else 0)) * old_strides[d]
+                            cell = base + j * old_strides[s]
                             row_origin[j] = cell
                             row_cost[j] = old_cost[cell] + gap
                         else:  # past the old window: one more insertion
@@ -249,6 +257,8 @@ def search(
                         words[lo_w:hi_w],
                         starts[lo_w:hi_w],
                         ends[lo_w:hi_w],
+                        word_first[lo_w:hi_w],
+                        word_last[lo_w:hi_w],
                         hyp[lo:],
                         hyp_starts[lo:],
                         hyp_ends[lo:],
@@ -317,27 +327,32 @@ def _timed_session(
     ref_segments: Sequence[Any], hyp_segments: Sequence[Any], collar: float, ref_timing: str, hyp_timing: str
 ) -> tuple[list[int], list[list[TimedWord]], dict[Any, list[TimedWord]]]:
     """The reference segments' start order, each one's timed words (empty words dropped), each hypothesis
-    speaker's timed words in segment start order (empty words dropped; speakers kept)."""
+    speaker's timed words in segment start order (empty words dropped; speakers kept); words as ids."""
+    vocab: dict[str, int] = {}
     order = sorted(range(len(ref_segments)), key=lambda i: ref_segments[i].start)
     segments = []
     for i in order:
         seg = ref_segments[i]
-        segments.append([w for w in pseudo_word_times([seg], ref_timing)[seg.speaker] if w[0]])
-    hyp = {
-        name: [w for w in words if w[0]] for name, words in pseudo_word_times(hyp_segments, hyp_timing, collar).items()
-    }
+        segments.append(_as_ids(pseudo_word_times([seg], ref_timing)[seg.speaker], vocab))
+    hyp = {name: _as_ids(words, vocab) for name, words in pseudo_word_times(hyp_segments, hyp_timing, collar).items()}
     return order, segments, hyp
 
 
-def _as_ids(lists: Sequence[Sequence[TimedWord]], vocab: dict[str, int]) -> list[list[TimedWord]]:
-    return [[(i, start, end) for i, (_, start, end) in zip(word_ids([w for w, _, _ in x], vocab), x)] for x in lists]
+def _as_ids(words: Sequence[TimedWord], vocab: dict[str, int]) -> list[TimedWord]:
+    """``(word, start, end)`` as ``(word id, start, end)``, empty words dropped."""
+    kept = [w for w in words if w[0]]
+    return [(i, start, end) for i, (_, start, end) in zip(word_ids([w for w, _, _ in kept], vocab), kept)]
 
 
 def _tc_result(
-    order: Sequence[int], segments: Sequence[Sequence[TimedWord]], hyp: dict[Any, Sequence[TimedWord]], chosen: Any
+    order: Sequence[int],
+    segments: Sequence[Sequence[TimedWord]],
+    hyp: dict[Any, Sequence[TimedWord]],
+    chosen: Any,
+    compiled: bool,
 ) -> OrcCounts:
     """`OrcCounts` from each segment's stream index (None for a segment that went nowhere): each stream's
-    assigned words against its own, meeteval's time-constrained traceback (`tc_levenshtein`)."""
+    assigned words against its own (word ids), meeteval's time-constrained traceback (`pair_breakdown`)."""
     names = list(hyp)
     assigned: list[list[TimedWord]] = [[] for _ in names]
     for stream, words in zip(chosen, segments):
@@ -345,7 +360,7 @@ def _tc_result(
             assigned[stream].extend(words)
     sub = dele = ins = 0
     for words, hyp_words in zip(assigned, hyp.values()):
-        _, s, d, i = tc_levenshtein(words, hyp_words)
+        _, s, d, i = pair_breakdown(words, hyp_words, compiled)
         sub, dele, ins = sub + s, dele + d, ins + i
     length = sum(map(len, segments))
     dele += length - sum(map(len, assigned))  # no stream at all: every word deleted
@@ -394,14 +409,12 @@ def tc_orc_counts(
     spoken = [k for k, words in enumerate(segments) if words]
     chosen: list[Any] = [None] * len(segments)
     if hyp:
-        vocab: dict[str, int] = {}
-        ids = _as_ids([segments[k] for k in spoken], vocab)
-        found = tc_orc_matching(ids, _as_ids(list(hyp.values()), vocab), compiled)[1]
+        found = tc_orc_matching([segments[k] for k in spoken], list(hyp.values()), compiled)[1]
         for k, stream in zip(spoken, found):
             chosen[k] = stream
         silent = list(hyp).index(min(hyp))
         chosen = [silent if not segments[k] else c for k, c in enumerate(chosen)]
-    return _tc_result(order, segments, hyp, chosen)
+    return _tc_result(order, segments, hyp, chosen, compiled)
 
 
 def greedy_tc_orc_counts(
@@ -437,17 +450,14 @@ def greedy_tc_orc_counts(
         ref_segments, hyp_segments, collar, reference_pseudo_word_level_timing, hypothesis_pseudo_word_level_timing
     )
     if not hyp:
-        return _tc_result(order, segments, hyp, [None] * len(segments))
+        return _tc_result(order, segments, hyp, [None] * len(segments), compiled)
     speakers: dict[Any, int] = {}
     speaker_of = [speakers.setdefault(ref_segments[i].speaker, len(speakers)) for i in order]
     spoken: list[list[TimedWord]] = [[] for _ in speakers]
     for speaker, words in zip(speaker_of, segments):
         spoken[speaker].extend(words)
     streams = list(hyp.values())
-    distances = [[tc_levenshtein(words, s)[0] for s in streams] + [len(words)] for words in spoken]
+    distances = [[pair_breakdown(words, s, compiled)[0] for s in streams] + [len(words)] for words in spoken]
     distances.append([len(s) for s in streams] + [0])
-    vocab: dict[str, int] = {}
-    chosen = greedy_matching(
-        _as_ids(segments, vocab), _as_ids(streams, vocab), initial_streams(speaker_of, distances), compiled
-    )[1]
-    return _tc_result(order, segments, hyp, chosen)
+    chosen = greedy_matching(segments, streams, initial_streams(speaker_of, distances), compiled)[1]
+    return _tc_result(order, segments, hyp, chosen, compiled)
