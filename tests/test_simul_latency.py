@@ -476,3 +476,40 @@ def test_parse_times():
         parse_times([1, float("nan")])
     with pytest.raises(ValueError, match="not a finite number >= 0"):
         parse_times("-1")
+
+
+def test_cli_errors_and_options(tmp_path, capsys):
+    """``lightscore score --metric simul_latency``: a bad instance named by file, line and index; REF too short;
+    ``--no-use-ref-len`` and ``--latency-unit char`` as SimulEval's options."""
+    from lightscore.cli import main
+
+    log = tmp_path / "instances.log"
+    rows = [
+        {"index": 0, "delays": [2, 3, 5], "elapsed": [0, 0, 0], "source_length": 5, "reference": "ab cd ef gh"},
+        {"index": 1, "delays": [1, 4], "elapsed": [0, 0], "source_length": 4, "reference": "x"},
+    ]
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    for flags, unit, use_ref_len in (
+        ([], "word", True),
+        (["--no-use-ref-len"], "word", False),
+        (["--latency-unit", "char"], "char", True),
+    ):
+        assert main(["score", "--metric", "simul_latency", "-", str(log), *flags]) == 0
+        printed = capsys.readouterr().out.splitlines()
+        instances = [log_instance(r["index"], r["delays"], r["source_length"], r["reference"], unit=unit) for r in rows]
+        expected = simuleval_scores(instances, use_ref_len=use_ref_len)
+        values = dict(zip(printed[0].split(), printed[1].split()))
+        assert {k: values[k] for k in expected} == {k: f"{v:.3f}" for k, v in expected.items()}
+    short_ref = tmp_path / "one_line.txt"
+    short_ref.write_text("only one reference\n")
+    assert main(["score", "--metric", "simul_latency", str(short_ref), str(log)]) == 1
+    assert "no line 2 for instance 1 (the file has 1 lines)" in capsys.readouterr().err
+    rows[1]["source_length"] = 0
+    log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert main(["score", "--metric", "simul_latency", "-", str(log)]) == 1
+    assert f"{log}, line 2 (index 1): the source length must be > 0" in capsys.readouterr().err
+    assert (
+        main(["score", "--metric", "simul_latency", "-", str(log), "--latency-source", "text", "--computation-aware"])
+        == 1
+    )
+    assert "needs a speech source" in capsys.readouterr().err
