@@ -15,6 +15,10 @@ _EXPORTS = {
     "tc_levenshtein": "lightscore.text.meeting.time_constrained",
     "tcp_counts": "lightscore.text.meeting.time_constrained",
     "pseudo_word_times": "lightscore.text.meeting.time_constrained",
+    "dicp_counts": "lightscore.text.meeting.di_assignment",
+    "ditcp_counts": "lightscore.text.meeting.di_assignment",
+    "mimo_counts": "lightscore.text.meeting.mimo",
+    "in_regions": "lightscore.text.meeting.uem",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
