@@ -19,6 +19,8 @@ _EXPORTS = {
     "ter_segment_stats": "lightscore.text.mt.ter",
     "ter_score": "lightscore.text.mt.ter",
     "ter_signature": "lightscore.text.mt.ter",
+    "sentence_latency": "lightscore.text.mt.simul_latency",  # pure Python: no extra
+    "read_instance_log": "lightscore.text.mt.instance_log",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
