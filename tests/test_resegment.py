@@ -283,3 +283,25 @@ def test_score_command_resegments_files(write_scp_file, tmp_path, capsys):
     assert "WER_talks" in capsys.readouterr().out
     assert main(["score", str(ref), str(hyp), "--talks", str(talks)]) == 1
     assert "--talks and --reseg-tokenize are options of --resegment" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("with_map", [True, False])
+def test_two_shards_of_the_files_equal_one(write_scp_file, with_map):
+    """measure()'s road in one process: each rank's share of the talks (ScpShard) scored, the states merged."""
+    from lightscore.core.merge import merged_result
+    from lightscore.core.runner import update_from_files
+    from lightscore.metrics.resegment_talks import segment_value
+
+    talks = {f"t{k}": (["the cat sat", "on a mat", f"day {k}"], f"the cat sat on the mat day {k} ok") for k in range(5)}
+    hyp = write_scp_file("hyp.scp", [(t, h) for t, (_, h) in talks.items()])
+    if with_map:
+        segments = [(f"{t}_{i}", r) for t, (refs, _) in talks.items() for i, r in enumerate(refs)]
+        ref = write_scp_file("ref.scp", segments[::-1])  # a talk's segments need not be together or in talk order
+        talk = write_scp_file("talks.scp", [(s, s.split("_")[0]) for s, _ in segments])
+        data = {"hyp": hyp, "ref": ref, "talk": talk}
+    else:
+        data = {"hyp": hyp, "ref": write_scp_file("ref.scp", [(t, segment_value(r)) for t, (r, _) in talks.items()])}
+    one = merged_result(Resegmented("bleu"), [update_from_files(Resegmented("bleu"), data)])
+    states = [update_from_files(Resegmented("bleu"), data, rank=r, world=2) for r in range(2)]
+    assert merged_result(Resegmented("bleu"), states) == one
+    assert one["BLEU_talks"] == 5 and one["BLEU_segments"] == 15
