@@ -19,14 +19,17 @@ exact integer costs, so it cannot serve here. The tests hold this equal to ``tex
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["Aligned", "align_words", "char_cost", "pair_costs", "path_cost"]
+__all__ = ["Aligned", "align_words", "char_cost", "char_cost_matrix", "path_cost"]
 
-TOLERANCE = 1e-2  # texterrors 1.1.9 (align_texts_words): costs this close are one cost
+TOLERANCE = 1e-2  # texterrors 1.1.9 (align_texts_words) takes costs this close as one
 
 
 class Aligned(NamedTuple):
@@ -49,51 +52,69 @@ def char_cost(a: str, b: str) -> float:
     return Levenshtein.distance(a_bytes, b_bytes) / max(len(a_bytes), len(b_bytes)) * 1.5
 
 
-def pair_costs(ref: Sequence[str], hyp: Sequence[str], chardiff: bool) -> list[list[float]]:
-    """``costs[i][j]``: the cost of pairing ``ref[i]`` with ``hyp[j]`` (0 for equal words in both modes).
+def char_cost_matrix(ref: Sequence[str], hyp: Sequence[str]) -> list[list[float]]:
+    """``costs[i][j] = char_cost(ref[i], hyp[j])`` for every pair, the distances in one rapidfuzz call.
 
-    >>> pair_costs(["ok", "now"], ["okay"], chardiff=True)
-    [[0.75], [1.5]]
-    >>> pair_costs(["ok", "now"], ["now"], chardiff=False)
-    [[1], [0]]
+    The same float operations as `char_cost` (distance / longer length, times 1.5), so the same values.
+
+    >>> char_cost_matrix(["ok", "now"], ["okay", "ok"])
+    [[0.75, 0.0], [1.0, 1.5]]
     """
-    if not chardiff:
-        return [[0 if r == h else 1 for h in hyp] for r in ref]
-    cache: dict[tuple[str, str], float] = {}
-    costs = []
-    for r in ref:
-        row = []
-        for h in hyp:
-            if r == h:
-                row.append(0.0)
-                continue
-            cost = cache.get((r, h))
-            if cost is None:
-                cost = cache[(r, h)] = char_cost(r, h)
-            row.append(cost)
-        costs.append(row)
-    return costs
+    if not ref or not hyp:
+        return [[] for _ in ref]
+    ref_bytes, hyp_bytes = [w.encode() for w in ref], [w.encode() for w in hyp]
+    distances = process.cdist(ref_bytes, hyp_bytes, scorer=Levenshtein.distance, dtype=np.int32)
+    ref_lengths = np.fromiter(map(len, ref_bytes), np.int32, len(ref_bytes))
+    hyp_lengths = np.fromiter(map(len, hyp_bytes), np.int32, len(hyp_bytes))
+    return (distances / np.maximum.outer(ref_lengths, hyp_lengths) * 1.5).tolist()
 
 
-def _cost_table(costs: list[list[float]], n_hyp: int) -> list[list[float]]:
-    """The summed-cost table: ``table[i][j]`` is the least cost of aligning ``ref[:i]`` with ``hyp[:j]``."""
-    table = [[float(j) for j in range(n_hyp + 1)]]
-    for i, row_costs in enumerate(costs, start=1):
+def _cost_table(ref: Sequence[str], hyp: Sequence[str], chardiff: bool, limit: float = math.inf) -> list[list[float]]:
+    """The summed-cost table: ``table[i][j]`` is the least cost of aligning ``ref[:i]`` with ``hyp[:j]``.
+
+    Only the cells a path of cost <= ``limit`` can cross are filled (the rest are infinite): every path
+    through ``(i, j)`` costs at least ``|i - j| + |(n_ref - i) - (n_hyp - j)|`` (each word left unpaired
+    costs 1), so with ``limit`` an upper bound on the cost of the path walked back (`align_words`), the
+    cells it visits and compares hold their exact values. ``limit=inf`` fills the whole table.
+
+    >>> _cost_table(["a", "b"], ["b"], False)[0]
+    [[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]]
+    """
+    n_ref, n_hyp = len(ref), len(hyp)
+    delta = n_hyp - n_ref
+    low = -n_ref if math.isinf(limit) else math.ceil((delta - limit) / 2)  # the band of j - i
+    high = n_hyp if math.isinf(limit) else math.floor((delta + limit) / 2)
+    char_costs = char_cost_matrix(ref, hyp) if chardiff else []
+    infinity = math.inf
+    first = [infinity] * (n_hyp + 1)
+    for j in range(0, min(n_hyp, high) + 1):
+        first[j] = float(j)
+    table = [first]
+    for i in range(1, n_ref + 1):
         above = table[-1]
-        left = float(i)
-        row = [left]
-        for j in range(1, n_hyp + 1):
-            # as texterrors adds: up + 1, left + 1, diagonal + pair cost (the float sums must be the same)
+        row = [infinity] * (n_hyp + 1)
+        j_low, j_high = max(0, i + low), min(n_hyp, i + high)
+        if j_low == 0:
+            row[0] = float(i)
+            j_low = 1
+        left = row[j_low - 1]
+        # the row's pair costs in one slice or comprehension: a call per cell would be most of the cell's time
+        if chardiff:
+            steps = char_costs[i - 1][j_low - 1 : j_high]
+        else:
+            word = ref[i - 1]
+            steps = [word != h for h in hyp[j_low - 1 : j_high]]
+        for j, step in enumerate(steps, start=j_low):
+            # as texterrors adds: up + 1, left + 1, diagonal + pair cost
             best = above[j] + 1.0
             if left + 1.0 < best:
                 best = left + 1.0
-            diagonal = above[j - 1] + row_costs[j - 1]
+            diagonal = above[j - 1] + step
             if diagonal < best:
                 best = diagonal
-            row.append(best)
-            left = best
+            row[j] = left = best
         table.append(row)
-    return table
+    return table, char_costs
 
 
 def path_cost(ref: Sequence[str], hyp: Sequence[str], chardiff: bool) -> float:
@@ -130,15 +151,23 @@ def align_words(ref: Sequence[str], hyp: Sequence[str], chardiff: bool = False) 
     >>> align_words("a b".split(), "b c".split()).pairs  # a tie: two substitutions, as texterrors walks back
     [('a', 'b'), ('b', 'c')]
     """
-    costs = pair_costs(ref, hyp, chardiff)
-    table = _cost_table(costs, len(hyp))
-    pairs: list[tuple[str | None, str | None]] = []
+    n, m = len(ref), len(hyp)
+    suffix = 0  # a common suffix is paired word by word: the walk back takes those diagonal steps first
+    while suffix < min(n, m) and ref[n - 1 - suffix] == hyp[m - 1 - suffix]:
+        suffix += 1
+    n, m = n - suffix, m - suffix
+    # an upper bound on the walked path's cost: the unit-cost distance (each of its edits costs at most 1.5
+    # character-aware), plus texterrors' tolerance on each step
+    distance = Levenshtein.distance(ref[:n], hyp[:m])
+    limit = distance + 1e-9 if not chardiff else 1.5 * distance + TOLERANCE * (n + m) + 1e-9
+    table, char_costs = _cost_table(ref[:n], hyp[:m], chardiff, limit)
+    pairs: list[tuple[str | None, str | None]] = [(ref[k], hyp[m + k - n]) for k in range(n + suffix - 1, n - 1, -1)]
     cost = 0.0
-    i, j = len(ref), len(hyp)
+    i, j = n, m
     while i or j:
         if i and j:
             here = table[i][j]
-            step = costs[i - 1][j - 1]
+            step = (char_costs[i - 1][j - 1] if chardiff else 1) if ref[i - 1] != hyp[j - 1] else 0
             if abs(table[i - 1][j - 1] + step - here) < TOLERANCE:
                 i, j = i - 1, j - 1
                 pairs.append((ref[i], hyp[j]))
