@@ -58,7 +58,7 @@ def char_cost_matrix(ref: Sequence[str], hyp: Sequence[str]) -> list[list[float]
     The same float operations as `char_cost` (distance / longer length, times 1.5), so the same values.
 
     >>> char_cost_matrix(["ok", "now"], ["okay", "ok"])
-    [[0.75, 0.0], [1.0, 1.5]]
+    [[0.75, 0.0], [1.5, 1.0]]
     """
     if not ref or not hyp:
         return [[] for _ in ref]
