@@ -188,26 +188,29 @@ def test_plain_road_equals_the_compiled_one():
     assert ref.tolist().count(0) == 4 and len(hyp_ids) == len(inside) == 11
 
 
-@pytest.mark.parametrize("name", ["bleu", "wer"])
-def test_two_instances_merged_equal_one(name):
+@pytest.mark.parametrize(("name", "options"), [("bleu", {}), ("bleu", {"per_utterance": True}), ("wer", {})])
+def test_two_instances_merged_equal_one(name, options):
     batch = {
         "hyp": ["the cat sat on the mat", "a dog ran home the end", "", "it's the cat"],
         "ref": ["the cat sat\non the mat", '["a dog", "ran home"]', "a b\nc", "it's\nthe dog"],
     }
     ids = ["t1", "t2", "t3", "t4"]
-    one = Resegmented(name)
+    one = Resegmented(name, **options)
     with one.feeding(ids):
         one.update(**batch)
-    a, b = Resegmented(name), Resegmented(name)
+    a, b = Resegmented(name, **options), Resegmented(name, **options)
     with a.feeding(ids[:3]):
         a.update(**{k: v[:3] for k, v in batch.items()})
     with b.feeding(ids[3:]):
         b.update(**{k: v[3:] for k, v in batch.items()})
-    merged = Resegmented(name)
+    merged = Resegmented(name, **options)
     merged.load_state(merged.merge_states([a.state(), b.state()]))
     assert merged.compute() == one.compute()
     assert merged.state() == one.state()
     assert one.compute()[f"{'BLEU' if name == 'bleu' else 'WER'}_talks"] == 4
+    if options:  # each segment's statistics under its id: the talk's id and the segment's place
+        assert [row[0] for row in merged.state()["metric.segment_stats"]][:3] == ["t1_0001", "t1_0002", "t2_0001"]
+        assert sorted(merged.metric.utterance_scores()) == sorted(one.metric.utterance_scores())
 
 
 # -- files: talks by row, references by segment with a talk map; the artifact; errors ---------------
@@ -254,6 +257,8 @@ def test_bad_input_and_options_are_named():
         from lightscore.core.batch import feed
 
         feed(m, {"hyp": ["a b"], "ref": ["a\nb"], "ref_ids": ['["s1"]']}, ["t1"])
+    with pytest.raises(ValueError, match="utterance 't1': Resegmented: the talk has no reference segment"):
+        feed(m, {"hyp": ["a b"], "ref": ["[]"]}, ["t1"])
     with pytest.raises(ValueError, match="metric 'rouge' is not one of bleu, chrf"):
         Resegmented("rouge")
     with pytest.raises(FileNotFoundError, match="named models are not downloaded"):

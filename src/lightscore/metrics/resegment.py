@@ -196,6 +196,8 @@ class Resegmented(BaseMetric):
         tok = self.tokenizer
         for row, (talk_id, text) in enumerate(zip(talks, hyp)):
             segments = segment_list(ref[row])
+            if not segments:
+                raise RowError(row, "Resegmented: the talk has no reference segment")
             ids = segment_list(ref_ids[row]) if ref_ids is not None else _default_ids(talk_id, len(segments))
             if len(ids) != len(segments):
                 raise RowError(row, f"Resegmented: {len(segments)} reference segments but {len(ids)} ref_ids")

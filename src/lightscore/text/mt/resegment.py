@@ -76,7 +76,7 @@ def segment_ends(ref: np.ndarray, hyp: np.ndarray, inside_word: np.ndarray, forb
     if tokens == 0:
         return ends
     # back[j, s]: where segment s-1 ends on the best path that ends segment s at token j (row 0 stays 0)
-    back = np.zeros((tokens + 1, segments + 1), dtype=np.int64)
+    back = np.zeros((tokens + 1, segments + 1), dtype=np.int32)  # the one table of size tokens x segments
     prev_cost = np.arange(rows + 1, dtype=np.int64)  # the column before the first token
     prev_back = np.zeros(rows + 1, dtype=np.int64)
     cost = np.zeros(rows + 1, dtype=np.int64)
@@ -113,7 +113,7 @@ def segment_ends(ref: np.ndarray, hyp: np.ndarray, inside_word: np.ndarray, forb
     end = tokens
     for s in range(segments, 0, -1):
         ends[s] = end
-        end = back[end, s]
+        end = np.int64(back[end, s])
     return ends
 
 
