@@ -310,3 +310,57 @@ def test_two_shards_of_the_files_equal_one(write_scp_file, with_map):
     states = [update_from_files(Resegmented("bleu"), data, rank=r, world=2) for r in range(2)]
     assert merged_result(Resegmented("bleu"), states) == one
     assert one["BLEU_talks"] == 5 and one["BLEU_segments"] == 15
+
+
+# mweralign's regression cases (python/tests/regression/<case>/: ref.txt, hyp.txt, docids.txt, expected.txt)
+DOC1 = [
+    "You can come back any time as our chat service window is open 24/7",
+    "I sincerely hope you get to find a resolution",
+    "Thank you for contacting #PRS_ORG#, it was my pleasure to assist you today.",
+    "I hope you have an excellent evening.",
+]
+DOC2 = [
+    "Iran reports lowest number of daily COVID-19 cases in more than one year",
+    "Iran's Health Ministry has registered 1,686 new daily COVID-19 infections, the lowest tally over the past 460 "
+    "days, marking a sharp decline in cases as the fifth wave of the pandemic subsides.",
+    "According to Press TV, the Ministry announced on Saturday that 58 Iranians died from the disease, noting that out "
+    "of the new cases detected over the past 24 hours, 286 patients were admitted to hospital.",
+    "It added that 6,152,524 people in the country have contracted COVID-19 and 5,963,373 of the infected people "
+    "recovered and were discharged from hospitals.",
+    "According to the Ministry, 3,126 COVID-19 patients are in intensive care units (ICU) while 39,951,481 diagnosis "
+    "tests have been so far conducted across Iran.",
+    "Coronavirus figures have been on a downward trend since the government started a mass vaccination campaign.",
+]
+
+
+@pytest.mark.parametrize(
+    ("refs", "hyp", "mode", "expected"),
+    [
+        (  # empty_ref: -m none
+            ["It was a bright cold day in April", "", "and the clocks were striking thirteen"],
+            "It was a bright cold day in April and the clocks were striking thirteen",
+            "none",
+            ["It was a bright cold day in April", "", "and the clocks were striking thirteen"],
+        ),
+        (  # cj_errors: -m cj
+            ["我喜欢喝咖啡", "她在公园里跑步", "我们明天去看电影"],
+            "我喜欢喝茶她在公园跑步我们明天去看电影",
+            "cj",
+            ["我喜欢喝茶", "她在公园跑步", "我们明天去看电影"],
+        ),
+    ],
+)
+def test_mweralign_regression_cases(refs, hyp, mode, expected):
+    assert resegment(refs, hyp, mode) == expected == oracle(refs, hyp, mode)
+
+
+def test_mweralign_docids_case_through_the_files(write_scp_file, tmp_path):
+    """regression/docids (-d docids.txt -m none): two documents, each hypothesis one line; expected.txt is ref.txt."""
+    segments = [(f"s{k:02d}", text) for k, text in enumerate(DOC1 + DOC2)]
+    ref = write_scp_file("ref.scp", segments)
+    talk = write_scp_file("talks.scp", [(s, "doc01" if k < len(DOC1) else "7759") for k, (s, _) in enumerate(segments)])
+    hyp = write_scp_file("hyp.scp", [("doc01", " ".join(DOC1)), ("7759", " ".join(DOC2))])
+    result = Resegmented("bleu")({"hyp": hyp, "ref": ref, "talk": talk}, "dev", tmp_path)
+    assert result["BLEU"] == pytest.approx(100.0) and result["BLEU_segments"] == 10
+    lines = (tmp_path / "dev" / "resegmented_none.scp").read_text().splitlines()
+    assert sorted(lines) == sorted(f"{s} {text}" for s, text in segments)
