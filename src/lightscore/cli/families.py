@@ -59,8 +59,10 @@ def run_translation_compare(args: argparse.Namespace) -> int:
 def compare_family_sets(args: argparse.Namespace, sets: list) -> dict[str, Any]:
     """``lightscore compare --metric bleu|...|cpwer|... --set ...``: the translation or meeting comparison across sets.
 
-    Translation: sacrebleu's paired tests per set, set ``k`` seeded ``12345 + --seed + k`` (the first set's row is
-    ``lightscore compare`` on that set alone); meetings: the paired bootstrap over sessions, seeded ``--seed + k``.
+    Translation: sacrebleu's paired tests per set, set ``k`` seeded ``12345 + k`` (the first set's row is
+    ``lightscore compare`` on that set alone); meetings: the paired bootstrap over sessions, set ``k`` seeded ``k``.
+    ``--ci``, ``--bootstrap``, ``--seed`` and ``--level`` are the error rates' options
+    (`lightscore.cli.inputs.check_options` refuses them here): these families take their defaults.
     """
     from lightscore.text.choices import TRANSLATION_METRICS
 
@@ -69,12 +71,10 @@ def compare_family_sets(args: argparse.Namespace, sets: list) -> dict[str, Any]:
         from lightscore.offline.compare_translation import compare_translation_sets
 
         options = _translation_options(args)
-        seed = SACREBLEU_SEED + args.seed
-        return compare_translation_sets(args.metric, sets, seed=seed, ci=args.ci, level=args.level, **options)
+        return compare_translation_sets(args.metric, sets, seed=SACREBLEU_SEED, **options)
     from lightscore.offline.compare_meetings import compare_meeting_sets
 
-    tests = {"ci": args.ci, "bootstrap": args.bootstrap, "seed": args.seed, "level": args.level}
-    return compare_meeting_sets(sets, _meeting_builder(args), **tests)
+    return compare_meeting_sets(sets, _meeting_builder(args))
 
 
 def _meeting_builder(args: argparse.Namespace) -> Any:
@@ -93,14 +93,13 @@ def run_meeting_compare(args: argparse.Namespace) -> int:
     from lightscore.offline.compare_meetings import compare_meetings
 
     check_inputs({"REF": args.ref, "HYP_A": args.hyp_a, "HYP_B": args.hyp_b}, "a meeting metric")
-    tests = {"ci": args.ci, "bootstrap": args.bootstrap, "seed": args.seed, "level": args.level}
-    summary = compare_meetings(_meeting_builder(args), args.ref, args.hyp_a, args.hyp_b, **tests)
+    summary = compare_meetings(_meeting_builder(args), args.ref, args.hyp_a, args.hyp_b)
     name, boot = summary["metric"], summary["bootstrap"]
     low, high = boot["ci"]
     print(f"settings: {summary['settings']}")
     print(f"{name}  A {summary['a'][name]:.2f}  B {summary['b'][name]:.2f}  ({summary['utterances']} sessions)")
     print(
-        f"paired bootstrap over sessions: B - A {boot['difference']:+.2f}, {args.ci:.0%} interval "
+        f"paired bootstrap over sessions: B - A {boot['difference']:+.2f}, 95% interval "
         f"[{low:+.2f}, {high:+.2f}], p = {p_text(boot['p'])}"
     )
     print(f"verdict: {summary['verdict']}")
