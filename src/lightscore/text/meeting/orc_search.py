@@ -113,9 +113,10 @@ def search(
     total = strides[-1] * dims[-1]
     cost = start_costs(dims)
     best = np.empty(total, dtype=np.int64)
-    # Per utterance and cell: the cell it came from and its stream (the path back).
-    came_from = np.empty((n_utterances, total), dtype=np.int64)
-    stream_of = np.empty((n_utterances, total), dtype=np.int64)
+    # Per utterance and cell: the cell it came from and its stream (the path back), in the narrowest
+    # integers that hold them (cells < MAX_CELLS < 2**31; meeteval takes at most 10 streams).
+    came_from = np.empty((n_utterances, total), dtype=np.int32)
+    stream_of = np.empty((n_utterances, total), dtype=np.int8)
     row_cost = np.empty(dims.max(), dtype=np.int64)
     row_origin = np.empty(dims.max(), dtype=np.int64)
     for u in range(n_utterances):
@@ -184,7 +185,7 @@ def orc_matching(
         ``(errors, streams)``.
 
     Raises:
-        ValueError: the grid is too large to search (more than `MAX_CELLS` cells).
+        ValueError: the grid is too large to search (more than `MAX_CELLS` cells), or more than 127 streams.
 
     >>> orc_matching([[1], [2, 3], [4]], [[1, 2], [3, 4]])
     (2, [0, 0, 1])
@@ -193,6 +194,8 @@ def orc_matching(
     """
     dims = [len(s) + 1 for s in streams]
     total = math.prod(dims)
+    if len(streams) > 127:  # the search keeps each cell's stream in one byte
+        raise ValueError(f"ORC-WER takes at most 127 hypothesis streams, this session has {len(streams)}")
     if total > MAX_CELLS:
         raise ValueError(f"ORC-WER would search {total:,} states ({len(streams)} streams of {dims} positions)")
     run = search if compiled else search.py_func
