@@ -78,7 +78,7 @@ def test_meeting_options_are_checked(tmp_path) -> None:
     write_stm(tmp_path / "ref.stm", 1, 1)
     with pytest.raises(ValueError, match="--metric tcpwer needs --collar"):
         main(["score", str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm"), "--metric", "tcpwer", "--debug"])
-    with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs, der and jer, not cpwer"):
+    with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs .*, not cpwer"):
         main(
             [
                 "score",

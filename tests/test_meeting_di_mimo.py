@@ -263,9 +263,9 @@ def test_command_refuses_options_a_metric_does_not_take(tmp_path) -> None:
         main(["score", *files, "--metric", "ditcpwer", "--debug"])
     with pytest.raises(ValueError, match=r"--reference-sort is used by tcpwer, not ditcpwer \(--metric ditcpwer\)"):
         main(["score", *files, "--metric", "ditcpwer", "--collar", "5", "--reference-sort", "word", "--debug"])
-    with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs, der and jer, not mimower"):
+    with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs .*, not mimower"):
         main(["score", *files, "--metric", "mimower", "--collar", "5", "--debug"])
-    with pytest.raises(ValueError, match="--uem is used by the meeting WERs, der and jer, not wer"):
+    with pytest.raises(ValueError, match="--uem is used by the meeting metrics, not wer"):
         main(["score", *files, "--uem", str(tmp_path / "ref.stm"), "--debug"])
 
 

@@ -123,9 +123,11 @@ _TRANSLATION = "the translation metrics"
 _PNC = "per, case_er and pnc_wer"
 _PNC_PAGE = "pnc_wer"
 _TIMING = "word_timing"
+_KEYWORDS = "keywords"
+_CHARDIFF = "keywords and oracle_wer"
 _MEETING_WER = "the meeting word error rates"
-_MEETING_TIMED = "the time-constrained WERs, der and jer"
-_MEETING_UEM = "the meeting WERs, der and jer"
+_MEETING_TIMED = "the time-constrained WERs and the diarization metrics"
+_MEETING_UEM = "the meeting metrics"
 _MEETING_SORTED = "tcpwer"
 OPTION_USERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
@@ -142,11 +144,14 @@ OPTION_USERS: dict[str, tuple[str, ...]] = {
         ),
         (_ERROR_RATE,),
     ),
-    "report": (_ERROR_RATE, _MEETING_WER, _MEETING_TIMED, _PNC_PAGE),  # der and jer: families.py says it is not theirs
+    # der and jer: families.py says it is not theirs
+    "report": (_ERROR_RATE, _MEETING_WER, _MEETING_TIMED, _PNC_PAGE, _KEYWORDS),
     **dict.fromkeys(("ref2", "tokenize", "lowercase"), (_TRANSLATION,)),
     "collar": (_MEETING_TIMED,),
     "marks": (_PNC,),
     **dict.fromkeys(("tolerances", "emit"), (_TIMING,)),
+    **dict.fromkeys(("keywords", "oov"), (_KEYWORDS,)),
+    "chardiff": (_CHARDIFF,),
     "uem": (_MEETING_UEM,),
     **dict.fromkeys(("reference_sort", "hypothesis_sort"), (_MEETING_SORTED,)),
 }
@@ -154,11 +159,12 @@ OPTION_USERS: dict[str, tuple[str, ...]] = {
 
 
 _TIME_CONSTRAINED = ("tcpwer", "tcorcwer", "greedy_tcorcwer", "ditcpwer")
+_DIARIZATION = ("der", "jer", "purity_coverage")
 _WORD_ERRORS = ("cpwer", "orcwer", "greedy_orcwer", "dicpwer", "mimower", *_TIME_CONSTRAINED)
 _MEETING_FAMILIES = {
     _MEETING_WER: _WORD_ERRORS,
-    _MEETING_TIMED: (*_TIME_CONSTRAINED, "der", "jer"),
-    _MEETING_UEM: (*_WORD_ERRORS, "der", "jer"),
+    _MEETING_TIMED: (*_TIME_CONSTRAINED, *_DIARIZATION),
+    _MEETING_UEM: (*_WORD_ERRORS, *_DIARIZATION),
     _MEETING_SORTED: ("tcpwer",),
 }
 
@@ -170,7 +176,7 @@ def _family_names(metric: str) -> set[str]:
     """The families in `OPTION_USERS` that ``metric`` belongs to.
 
     >>> sorted(_family_names("ditcpwer"))
-    ['the meeting WERs, der and jer', 'the meeting word error rates', 'the time-constrained WERs, der and jer']
+    ['the meeting metrics', 'the meeting word error rates', 'the time-constrained WERs and the diarization metrics']
     """
     from lightscore.text.choices import ERROR_RATES, TRANSLATION_METRICS
 
@@ -178,7 +184,7 @@ def _family_names(metric: str) -> set[str]:
         return {_ERROR_RATE}
     if metric in TRANSLATION_METRICS:
         return {_TRANSLATION}
-    families = {**_MEETING_FAMILIES, **_PNC_FAMILIES}
+    families = {**_MEETING_FAMILIES, **_PNC_FAMILIES, _KEYWORDS: ("keywords",), _CHARDIFF: ("keywords", "oracle_wer")}
     return {family for family, metrics in families.items() if metric in metrics}
 
 
