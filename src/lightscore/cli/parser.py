@@ -201,6 +201,10 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     marks = "per: the marks scored (default .,?); case_er, pnc_wer: the marks peeled off words (default: all punctuation)"
     add("--marks", metavar="CHARS", help=marks)
     add("--tolerances", metavar="MS,...", help="word_timing: tolerances in whole milliseconds (default 50,100,200)")
+    add("--keywords", metavar="FILE", help="keywords: the keyword (biasing) list, one word per line")
+    add("--oov", metavar="FILE", help="keywords: the OOV list (each line's first field), for OOV-WER and OOV-CER")
+    chardiff = "keywords, oracle_wer: texterrors' character-aware alignment (its --use-chardiff)"
+    add("--chardiff", action="store_true", help=chardiff)
     add("--emit", metavar="FILE", help="word_timing: SCP of emission times, 'utt_id seconds ...' per hypothesis word")
     return options
 

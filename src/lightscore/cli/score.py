@@ -37,6 +37,10 @@ Scored = tuple[Any, Mapping[str, Any], str]  # a metric, its result, and how its
 def run_score(args: argparse.Namespace) -> int:
     """``lightscore score REF HYP [HYP ...]``; exit 1 if a HYP could not be scored or an artifact not written."""
     hyps = args.hyp
+    if args.metric in RECOGNITION_PRACTICE:  # oracle_wer's HYP files are the ranks of one n-best list, not a sweep
+        from lightscore.cli.recognition import run_recognition_score
+
+        return run_recognition_score(args)
     if len(hyps) > 1:
         return _score_sweep(args, hyps)
     args.hyp = hyps[0]
@@ -48,10 +52,6 @@ def run_score(args: argparse.Namespace) -> int:
         return run_translation_score(args)
     if args.metric in MEETING_METRICS:
         return run_meeting_score(args)
-    if args.metric in RECOGNITION_PRACTICE:
-        from lightscore.cli.recognition import run_recognition_score
-
-        return run_recognition_score(args)
     if args.metric in PNC_TIMING_METRICS:
         from lightscore.cli.pnc_timing import run_pnc_timing_score
 
