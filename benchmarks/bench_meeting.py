@@ -3,7 +3,10 @@
     python benchmarks/bench_meeting.py [--sessions 200] [--repeats 3]
 
 One generated corpus (STM for cpWER, RTTM for DER), scored by every tool on the same files in
-one run; the numbers each reports are printed beside the times, and must agree.
+one run; the numbers each reports are printed beside the times, and must agree. The ORC family
+(issue 39: ORC-WER, greedy ORC-WER, tcORC-WER, greedy tcORC-WER, DI-cpWER, tcpWER) is scored on
+sessions of 1-14 segments, 1-4 speakers and 1-4 streams (`orc_family_corpus`); the numba searches
+are warmed (compiled, or loaded from their cache) by one untimed run of each method before timing.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from common import Row, header, load_average, table, time_side_by_side, verdict
 
 from lightscore.metrics.meeting import CPWER, DER, ORCWER, TCPWER
+from lightscore.metrics.meeting_orc import TCORCWER, GreedyORCWER, GreedyTCORCWER
 from lightscore.segments import read_rttm, write_session_scps
 
 WORDS = "the a of to and in is that it was for on are as with his they at be this".split()
@@ -74,6 +78,38 @@ def orc_corpus(d: Path, sessions: int, rng: random.Random) -> None:
         (d / "orc" / f"{side}.stm").write_text(text)
 
 
+def orc_family_corpus(d: Path, sessions: int, seed: int = 1) -> None:
+    """The ORC family's sessions (issue 39): 1-14 reference segments of 1-4 speakers, 1-4 hypothesis streams.
+
+    Turns overlap (a new one starts 0-3 s after the last), ~10% of words changed, ~15% of turns split
+    or sent to another stream, so that every search has work and ties to break.
+    """
+    rng = random.Random(seed)
+    lines = {"ref": [], "hyp": []}
+    for i in range(sessions):
+        sid = f"sess{i:04d}"
+        speakers = rng.randint(1, 4)
+        streams = rng.randint(1, 4)
+        t = 0.0
+        for _ in range(rng.randint(1, 14)):
+            k = rng.randrange(speakers)
+            words = [rng.choice(WORDS) for _ in range(rng.randint(1, 10))]
+            length = 0.4 * len(words)
+            lines["ref"].append(f"{sid} 1 spk{k} {t:.3f} {t + length:.3f} {' '.join(words)}")
+            guess = [w if rng.random() > 0.1 else rng.choice(WORDS) for w in words]
+            stream = k % streams if rng.random() > 0.15 else rng.randrange(streams)
+            cut = len(guess) // 2 if rng.random() < 0.15 else len(guess)
+            shift = rng.uniform(-0.5, 0.5)
+            for part, channel in ((guess[:cut], stream), (guess[cut:], rng.randrange(streams))):
+                if part:
+                    start = max(0.0, t + shift)
+                    lines["hyp"].append(f"{sid} 1 ch{channel} {start:.3f} {start + length:.3f} {' '.join(part)}")
+            t += rng.uniform(0, 3)
+    (d / "family").mkdir()
+    for side in ("ref", "hyp"):
+        (d / "family" / f"{side}.stm").write_text("\n".join(lines[side]) + "\n")
+
+
 def meeteval_rate(d: Path, tool: str, **options) -> float:
     """``meeteval.wer.api.<tool>`` on the STM files: the corpus error rate in percent."""
     import logging
@@ -122,6 +158,36 @@ def pyannote_der(d: Path, collar: float) -> float:
     return abs(metric) * 100
 
 
+def family_methods(d: Path, scp: dict, values: dict) -> tuple[dict, list[tuple[str, str]], str | None]:
+    """The ORC family's methods, lightscore's beside meeteval's: ``({name: run}, [(ours, theirs)], missing)``."""
+    pairs = [
+        ("ORCWER", lambda: ORCWER(), "orcWER", "orcwer", {}),
+        ("GreedyORCWER", lambda: GreedyORCWER(), "greedy_orcWER", "greedy_orcwer", {}),
+        ("TCORCWER", lambda: TCORCWER(collar=5), "tcorcWER", "tcorcwer", {"collar": 5}),
+        ("GreedyTCORCWER", lambda: GreedyTCORCWER(collar=5), "greedy_tcorcWER", "greedy_tcorcwer", {"collar": 5}),
+    ]
+    missing = None
+    try:  # DI-cpWER is written beside the ORC family (issue 39); the benchmark runs without it
+        from lightscore.metrics.meeting_di import DICPWER
+
+        DICPWER()
+        pairs.append(("DICPWER", lambda: DICPWER(), "dicpWER", "greedy_dicpwer", {}))
+    except Exception as e:  # noqa: BLE001 - any failure to build it means it is not there to time
+        missing = f"lightscore.metrics.meeting_di.DICPWER is missing ({type(e).__name__}: {e}): DI-cpWER not timed"
+    pairs.append(("TCPWER", lambda: TCPWER(collar=5), "tcpWER", "tcpwer", {"collar": 5}))
+    methods = {}
+    names = []
+    for ours, build, key, tool, options in pairs:
+        mine = f"lightscore {ours}"
+        theirs = f"meeteval {tool}"
+        methods[mine] = lambda build=build, key=key, mine=mine: values.__setitem__(mine, build()(scp, "dev")[key])
+        methods[theirs] = lambda tool=tool, options=options, theirs=theirs: values.__setitem__(
+            theirs, meeteval_rate(d / "family", tool, **options)
+        )
+        names.append((mine, theirs))
+    return methods, names, missing
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=200)
@@ -162,9 +228,13 @@ def main() -> None:
         if shutil.which("sctk"):
             der["sctk md-eval"] = lambda: values.__setitem__("sctk md-eval", md_eval_der(d, collar))
         der["pyannote.metrics"] = lambda: values.__setitem__("pyannote.metrics", pyannote_der(d, collar))
+        orc_family_corpus(d, args.sessions)
+        family_scp = write_session_scps(d / "family" / "ref.stm", d / "family" / "hyp.stm", d / "family_scp")
+        family, family_pairs, missing = family_methods(d, family_scp, values)
         cp_times = time_side_by_side(cp, repeats=args.repeats)
         orc_times = time_side_by_side(orc, repeats=args.repeats)
         der_times = time_side_by_side(der, repeats=args.repeats)
+        family_times = time_side_by_side(family, repeats=args.repeats)  # its warm-up run compiles the numba code
     for names, times, base in ((cp, cp_times, "lightscore CPWER"), (orc, orc_times, "lightscore ORCWER")):
         rows = [Row(name, args.sessions, times[name], unit="sessions") for name in names]
         print(table(rows, baseline=base))
@@ -181,6 +251,21 @@ def main() -> None:
         print(verdict(f"speed-up over meeteval {tool}", ratio, 1, higher_is_better=True) + f"; {same}")
     ratio = min(der_times["pyannote.metrics"]) / min(der_times["lightscore DER (pyannote)"])
     print(verdict("speed-up over pyannote.metrics DER", ratio, 10, higher_is_better=True))
+    print(
+        f"\n#### The ORC family and DI-cpWER against meeteval ({args.sessions} sessions of 1-14 segments, "
+        "1-4 speakers, 1-4 streams; collar 5 where timed)\n\n"
+        "numba cache warmed: every method ran once, untimed, before the timed runs (the searches compiled "
+        "or loaded from their cache); the times are the best of the interleaved repeats.\n"
+    )
+    if missing:
+        print(missing + "\n")
+    rows = [Row(name, args.sessions, family_times[name], unit="sessions") for pair in family_pairs for name in pair]
+    print(table(rows, baseline="lightscore ORCWER"))
+    print("\n" + "\n".join(f"- {name}: {values[name]:.4f}%" for pair in family_pairs for name in pair) + "\n")
+    for ours, theirs in family_pairs:
+        same = "same number" if abs(values[ours] - values[theirs]) < 1e-9 else "NUMBERS DIFFER"
+        ratio = min(family_times[theirs]) / min(family_times[ours])
+        print(verdict(f"speed-up of {ours} over {theirs}", ratio, 1, higher_is_better=True) + f"; {same}")
     print(f"\nload average at end: {load_average()}")
 
 

@@ -87,7 +87,7 @@ def main() -> None:
             lambda: [assignment.cp_counts(ref[s], hyp.get(s, [])) for s in ref],
             lambda: [reference.cp_counts(ref[s], hyp.get(s, [])) for s in ref],
         ),
-        "orc_matching (numpy grid)": (
+        "orc_matching (numba loops)": (
             lambda: [assignment.orc_matching(u, s) for u, s in orc_inputs],
             lambda: [reference.orc_matching(u, s) for u, s in orc_inputs],
         ),
