@@ -364,3 +364,15 @@ def test_mweralign_docids_case_through_the_files(write_scp_file, tmp_path):
     assert result["BLEU"] == pytest.approx(100.0) and result["BLEU_segments"] == 10
     lines = (tmp_path / "dev" / "resegmented_none.scp").read_text().splitlines()
     assert sorted(lines) == sorted(f"{s} {text}" for s, text in segments)
+
+
+def test_wer_users_need_no_sacrebleu():
+    """The search and the WER wrapper import neither sacrebleu nor its translation metrics."""
+    code = (
+        "import sys\n"
+        "from lightscore.metrics import Resegmented\n"
+        "m = Resegmented('wer'); m.update(hyp=['a b c'], ref=['a b\\nc'])\n"
+        "assert m.compute()['WER'] == 0.0\n"
+        "assert 'sacrebleu' not in sys.modules, 'sacrebleu was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
