@@ -89,7 +89,7 @@ class Resegmented(BaseMetric):
 
     def __init__(
         self,
-        metric: str | BaseMetric = "bleu",
+        metric: str | BaseMetric | Mapping[str, Any] = "bleu",
         reseg_tokenize: str = "none",
         no_whitespace: bool = False,
         **options: Any,
@@ -115,7 +115,7 @@ class Resegmented(BaseMetric):
         self.metric = metric
         self.tokenizer = tokenizer(reseg_tokenize, no_whitespace)
         self.no_whitespace = no_whitespace
-        self.name = f"{getattr(metric, 'name', type(metric).__name__)}"
+        self.name = str(getattr(metric, "name", type(metric).__name__))
         self.inputs = (
             Field("hyp", "text"),
             Field("ref", "text"),
