@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from lightscore.metrics import WER, CaseErrorRate, PnCWER, PunctuationErrorRate
 from lightscore.text.recognition.pnc_words import pnc_counts, pnc_words
-from lightscore.text.recognition.punctuation import punctuation_counts
+from lightscore.text.recognition.punctuation import punctuation_counts, punctuation_counts_batch
 
 
 def _result(metric_class, rows, **options):
@@ -156,7 +156,7 @@ def _written(text: str) -> str:
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(_TEXT, _TEXT), min_size=1, max_size=6), st.integers(0, 6))
-def test_pnc_wer_between_the_normalized_and_the_written_wer(rows, cut):
+def test_pnc_wer_between_the_normalized_and_the_written_wer_and_per_twins(rows, cut):
     # word errors are the unit-cost edit distance of the folded cores (WER on normalized text);
     # written WER (words as written) <= PnC errors, since PnC-WER's path is one path over the written words;
     # and normalized <= written, since folding never adds an error.
@@ -176,6 +176,10 @@ def test_pnc_wer_between_the_normalized_and_the_written_wer(rows, cut):
     assert r["word_errors"] == word
     assert word <= raw <= pnc_errors
     assert pnc_errors == sum(r[f"{k}_errors"] for k in ("word", "case", "punct", "case_punct"))
+    # PER's fast path (the tables of the batch filled together) equals its plain twin, cell by cell
+    for fold in (False, True):
+        plain = [punctuation_counts(r, h, ".,?!-", fold) for r, h in rows]
+        assert punctuation_counts_batch(refs, hyps, ".,?!-", fold) == plain
     # two instances over a split of the rows, merged, equal one instance (all three metrics)
     cut = min(cut, len(rows))
     for metric_class in (PnCWER, CaseErrorRate, PunctuationErrorRate):

@@ -35,7 +35,7 @@ from lightscore.text.recognition.pnc_words import (
     pnc_counts,
     pnc_words,
 )
-from lightscore.text.recognition.punctuation import NEMO_MARKS, mark_name, punctuation_counts
+from lightscore.text.recognition.punctuation import NEMO_MARKS, mark_name, punctuation_counts_batch
 
 __all__ = ["CaseErrorRate", "PnCWER", "PunctuationErrorRate"]
 
@@ -119,8 +119,7 @@ class PunctuationErrorRate(BaseMetric):
             ref: Reference texts, as written.
             hyp: Hypothesis texts, as written.
         """
-        for r, h in zip(ref, hyp):
-            counts = punctuation_counts(r, h, self.marks, fold=self.case == "fold")
+        for counts in punctuation_counts_batch(ref, hyp, self.marks, fold=self.case == "fold"):
             for (a, b), n in counts.pairs.items():
                 name = f"pair_{self._index[a]}_{self._index[b]}"
                 setattr(self, name, getattr(self, name) + n)
@@ -192,8 +191,7 @@ class _PnCCounting(BaseMetric):
             ref: Reference texts, as written.
             hyp: Hypothesis texts, as written.
         """
-        for r, h in zip(ref, hyp):
-            counts = pnc_counts(r, h, self.marks)
+        for counts in map(pnc_counts, ref, hyp, [self.marks] * len(ref)):
             for state, n in zip(self._STATES, counts):
                 setattr(self, state, getattr(self, state) + n)
 

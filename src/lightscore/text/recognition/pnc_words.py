@@ -27,8 +27,10 @@ The exact counting here:
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import NamedTuple
 
 from lightscore.text.recognition.edit_path import edit_path
@@ -52,8 +54,10 @@ class PnCWord(NamedTuple):
         return f"{self.lead}{self.core}{self.trail}"
 
 
-def _is_mark(char: str, marks: str | None) -> bool:
-    return unicodedata.category(char).startswith("P") if marks is None else char in marks
+@lru_cache(maxsize=1)
+def _unicode_punctuation() -> str:
+    """Every Unicode punctuation character (category ``P*``), found once (a fraction of a second)."""
+    return "".join(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "P")
 
 
 def pnc_words(text: str, marks: str | None = ALL_PUNCTUATION) -> list[PnCWord]:
@@ -67,22 +71,26 @@ def pnc_words(text: str, marks: str | None = ALL_PUNCTUATION) -> list[PnCWord]:
     [PnCWord(lead='"', core='Yes', trail=',"'), PnCWord(lead='', core='she', trail=''), \
 PnCWord(lead='', core='said', trail='-'), PnCWord(lead='', core='twice', trail='.')]
     """
+    chars = _unicode_punctuation() if marks is None else marks
+    # Most words start and end with a letter or digit, which no punctuation mark is: nothing to peel.
+    plain_ends = marks is None or not any(c.isalnum() for c in marks)
     words: list[PnCWord] = []
     pending = ""  # marks-only words before the first word: they lead it
     for raw in text.split():
-        start, end = 0, len(raw)
-        while start < end and _is_mark(raw[start], marks):
-            start += 1
-        while end > start and _is_mark(raw[end - 1], marks):
-            end -= 1
-        if start == end:
+        if plain_ends and raw[0].isalnum() and raw[-1].isalnum():
+            words.append(PnCWord(pending, raw, ""))
+            pending = ""
+            continue
+        core = raw.strip(chars)
+        if not core:
             if words:
                 last = words[-1]
                 words[-1] = last._replace(trail=last.trail + raw)
             else:
                 pending += raw
             continue
-        words.append(PnCWord(pending + raw[:start], raw[start:end], raw[end:]))
+        start = len(raw) - len(raw.lstrip(chars))
+        words.append(PnCWord(pending + raw[:start], core, raw[start + len(core) :]))
         pending = ""
     return words
 
@@ -96,31 +104,38 @@ def _pair_class(ref: PnCWord, hyp: PnCWord) -> str | None:
     return CASE if case else PUNCT if punct else None
 
 
+def _pair_costs(ref: list[PnCWord], hyp: list[PnCWord], big: int) -> list[list[int]]:
+    """Pair costs: ``big`` for a word error, else 1 when written differently, 0 when alike."""
+    ref_keys = [w.core.casefold() for w in ref]
+    hyp_keys = [w.core.casefold() for w in hyp]
+    return [[big if rk != hk else int(r != h) for h, hk in zip(hyp, hyp_keys)] for r, rk in zip(ref, ref_keys)]
+
+
+def _triples(
+    ref: list[PnCWord], hyp: list[PnCWord], pair: list[list[int]], big: int, path: list[tuple[int, int]]
+) -> list[tuple[PnCWord | None, PnCWord | None, str | None]]:
+    triples: list[tuple[PnCWord | None, PnCWord | None, str | None]] = []
+    for i, j in path:
+        r = ref[i] if i >= 0 else None
+        h = hyp[j] if j >= 0 else None
+        if r is None or h is None or pair[i][j] >= big:
+            triples.append((r, h, WORD))
+        else:
+            triples.append((r, h, _pair_class(r, h)))
+    return triples
+
+
 def pnc_alignment(ref: list[PnCWord], hyp: list[PnCWord]) -> list[tuple[PnCWord | None, PnCWord | None, str | None]]:
     """The aligned ``(ref word, hyp word, class)`` triples; a gap is None, a correct pair's class None.
 
     >>> [(str(r), str(h), c) for r, h, c in pnc_alignment(pnc_words("a a."), pnc_words("a."))]
     [('a', 'None', 'word'), ('a.', 'a.', None)]
     """
-    ref_keys = [w.core.casefold() for w in ref]
-    hyp_keys = [w.core.casefold() for w in hyp]
-    # Word errors first, written differences second: one word error outweighs every difference of the text.
+    # Word errors first, written differences second: one word error outweighs every difference of the text
+    # (at most min(n_ref, n_hyp) pairs differ, fewer than big).
     big = len(ref) + len(hyp) + 1
-
-    def cost(i: int, j: int) -> int:
-        if ref_keys[i] != hyp_keys[j]:
-            return big
-        return int(ref[i] != hyp[j])
-
-    triples: list[tuple[PnCWord | None, PnCWord | None, str | None]] = []
-    for i, j in edit_path(len(ref), len(hyp), cost, gap=big):
-        r = ref[i] if i >= 0 else None
-        h = hyp[j] if j >= 0 else None
-        if r is None or h is None or ref_keys[i] != hyp_keys[j]:
-            triples.append((r, h, WORD))
-        else:
-            triples.append((r, h, _pair_class(r, h)))
-    return triples
+    pair = _pair_costs(ref, hyp, big)
+    return _triples(ref, hyp, pair, big, edit_path(pair, len(hyp), gap=big))
 
 
 class PnCCounts(NamedTuple):

@@ -24,12 +24,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from lightscore.text.recognition.edit_path import edit_path
+import numpy as np
 
-__all__ = ["NEMO_MARKS", "PunctuationCounts", "mark_name", "mark_tokens", "punctuation_counts"]
+from lightscore.text.recognition.edit_path import edit_path, edit_paths
+
+__all__ = [
+    "NEMO_MARKS",
+    "PunctuationCounts",
+    "mark_name",
+    "mark_tokens",
+    "punctuation_counts",
+    "punctuation_counts_batch",
+]
 
 NEMO_MARKS = ".,?"
 """The marks NeMo's ``speech_to_text_eval`` scores by default."""
@@ -78,8 +88,30 @@ class PunctuationCounts(NamedTuple):
     inserted: dict[str, int]
 
 
+def _keys(tokens: list[str], is_mark: set[str], fold: bool) -> list[str]:
+    # One mask for every mark, so marks align with marks whichever they are; a word cannot equal it.
+    return ["\0" if t in is_mark else (t.casefold() if fold else t) for t in tokens]
+
+
+def _counted(
+    ref: list[str], hyp: list[str], ref_keys: list[str], hyp_keys: list[str], path: list[tuple[int, int]]
+) -> PunctuationCounts:
+    """The marks paired along ``path``; every other mark deleted (reference) or inserted (hypothesis)."""
+    pairs: Counter[tuple[str, str]] = Counter()
+    deleted: Counter[str] = Counter(t for t, k in zip(ref, ref_keys) if k == "\0")
+    inserted: Counter[str] = Counter(t for t, k in zip(hyp, hyp_keys) if k == "\0")
+    for i, j in path:
+        if i >= 0 and j >= 0 and ref_keys[i] == hyp_keys[j] == "\0":
+            pairs[ref[i], hyp[j]] += 1
+            deleted[ref[i]] -= 1
+            inserted[hyp[j]] -= 1
+    return PunctuationCounts(dict(pairs), dict(+deleted), dict(+inserted))
+
+
 def punctuation_counts(ref: str, hyp: str, marks: str = NEMO_MARKS, fold: bool = False) -> PunctuationCounts:
     """The marks of one utterance, paired along the alignment of the words and masked marks.
+
+    The plain twin of `punctuation_counts_batch`.
 
     Args:
         ref: The reference text, as written.
@@ -93,22 +125,36 @@ def punctuation_counts(ref: str, hyp: str, marks: str = NEMO_MARKS, fold: bool =
     >>> punctuation_counts("a, b.", "a b?")
     PunctuationCounts(pairs={('.', '?'): 1}, deleted={',': 1}, inserted={})
     """
-    ref_tokens, hyp_tokens = mark_tokens(ref, marks), mark_tokens(hyp, marks)
     is_mark = set(marks)
+    ref_tokens, hyp_tokens = mark_tokens(ref, marks), mark_tokens(hyp, marks)
+    ref_keys, hyp_keys = _keys(ref_tokens, is_mark, fold), _keys(hyp_tokens, is_mark, fold)
+    path = []
+    if "\0" in ref_keys or "\0" in hyp_keys:
+        path = edit_path([[0 if r == h else 1 for h in hyp_keys] for r in ref_keys], len(hyp_keys))
+    return _counted(ref_tokens, hyp_tokens, ref_keys, hyp_keys, path)
 
-    def key(token: str) -> str:
-        # One mask for every mark, so marks align with marks whichever they are; a word cannot equal it.
-        return "\0" if token in is_mark else (token.casefold() if fold else token)
 
-    ref_keys, hyp_keys = [key(t) for t in ref_tokens], [key(t) for t in hyp_tokens]
-    pairs: Counter[tuple[str, str]] = Counter()
-    deleted: Counter[str] = Counter(t for t in ref_tokens if t in is_mark)
-    inserted: Counter[str] = Counter(t for t in hyp_tokens if t in is_mark)
-    if deleted or inserted:
-        for i, j in edit_path(len(ref_keys), len(hyp_keys), lambda i, j: int(ref_keys[i] != hyp_keys[j])):
-            if i >= 0 and j >= 0 and ref_keys[i] == hyp_keys[j] == "\0":
-                r, h = ref_tokens[i], hyp_tokens[j]
-                pairs[r, h] += 1
-                deleted[r] -= 1
-                inserted[h] -= 1
-    return PunctuationCounts(dict(pairs), dict(+deleted), dict(+inserted))
+def punctuation_counts_batch(
+    refs: Sequence[str], hyps: Sequence[str], marks: str = NEMO_MARKS, fold: bool = False
+) -> list[PunctuationCounts]:
+    """`punctuation_counts` of a batch, the alignments filled together (`edit_paths`).
+
+    Fast path; plain twin: `punctuation_counts` (tests/test_punctuation_case.py holds them equal).
+
+    >>> punctuation_counts_batch(["a, b.", "a b"], ["a b?", "a b"])[0].deleted
+    {',': 1}
+    """
+    is_mark = set(marks)
+    tokens = [(mark_tokens(r, marks), mark_tokens(h, marks)) for r, h in zip(refs, hyps)]
+    keys = [(_keys(r, is_mark, fold), _keys(h, is_mark, fold)) for r, h in tokens]
+    ids: dict[str, int] = {}
+    scored = [k for k, (rk, hk) in enumerate(keys) if "\0" in rk or "\0" in hk]
+    pairs = []
+    for k in scored:
+        ref_ids = np.array([ids.setdefault(t, len(ids)) for t in keys[k][0]], dtype=np.int64)
+        hyp_ids = np.array([ids.setdefault(t, len(ids)) for t in keys[k][1]], dtype=np.int64)
+        pairs.append((ref_ids[:, None] != hyp_ids[None, :]).astype(np.int64))
+    paths: list[list[tuple[int, int]]] = [[] for _ in keys]
+    for k, path in zip(scored, edit_paths(pairs)):
+        paths[k] = path
+    return [_counted(*tokens[k], *keys[k], paths[k]) for k in range(len(keys))]
