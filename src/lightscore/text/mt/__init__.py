@@ -21,6 +21,7 @@ _EXPORTS = {
     "ter_signature": "lightscore.text.mt.ter",
     "sentence_latency": "lightscore.text.mt.simul_latency",  # pure Python: no extra
     "read_instance_log": "lightscore.text.mt.instance_log",
+    "resegment": "lightscore.text.mt.resegment",  # numba (the mt extra), no sacrebleu
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
