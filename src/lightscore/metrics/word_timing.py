@@ -39,10 +39,10 @@ TOLERANCES_MS = (50, 100, 200)
 
 def _timed(item: Any, number: int, side: str) -> TimedWord | None:
     """One ``(word, start, end)`` tuple or ``{word, start, end}`` dict as a `TimedWord`; None for another shape."""
-    if isinstance(item, Mapping) and "word" in item:
-        word, start, end = item["word"], item.get("start"), item.get("end")
-    elif isinstance(item, (tuple, list)) and len(item) == 3 and isinstance(item[0], str):
+    if isinstance(item, (tuple, list)) and len(item) == 3 and isinstance(item[0], str):
         word, start, end = item
+    elif isinstance(item, Mapping) and "word" in item:
+        word, start, end = item["word"], item.get("start"), item.get("end")
     else:
         return None
     where = f"{side} word {number}"
