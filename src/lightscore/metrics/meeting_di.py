@@ -49,7 +49,7 @@ class DICPWER(_WordErrors):
 
         return dicp_counts(ref_segments, hyp_segments)
 
-    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
+    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
         return _moved_to_speakers(assignment, ref, hyp)
 
     def settings(self) -> str:
@@ -111,7 +111,7 @@ class DITCPWER(TCPWER):
             uem=uem,
         )
 
-    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
+    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
         return _moved_to_speakers(assignment, ref, hyp)
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
@@ -126,7 +126,7 @@ class DITCPWER(TCPWER):
         )
 
 
-def _moved_to_speakers(assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
+def _moved_to_speakers(assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
     """The session view of a DI assignment: each hypothesis segment under the reference speaker it went to.
 
     The view (`lightscore.report.sessions`) then aligns each reference speaker with the hypothesis words
@@ -136,9 +136,9 @@ def _moved_to_speakers(assignment: Any, ref: list, hyp: list) -> tuple[Any, list
     >>> pairs, hyp = _moved_to_speakers(["B", "A"], [Segment("A", 0, 1), Segment("B", 1, 2)],
     ...                                 [Segment("x", 0, 1, "b"), Segment("x", 1, 2, "a")])
     >>> pairs, [s.speaker for s in hyp]
-    ([['A', 'A'], ['B', 'B']], ['B', 'A'])
+    ({'assignment': [['A', 'A'], ['B', 'B']]}, ['B', 'A'])
     """
     moved = [seg if to is None else seg._replace(speaker=to) for seg, to in zip(hyp, assignment)]
     received = {seg.speaker for seg in moved}
     speakers = dict.fromkeys(seg.speaker for seg in ref)
-    return [[speaker, speaker if speaker in received else None] for speaker in speakers], moved
+    return {"assignment": [[speaker, speaker if speaker in received else None] for speaker in speakers]}, moved

@@ -52,21 +52,24 @@ class MIMOWER(_WordErrors):
 
         return mimo_counts(ref_segments, hyp_segments)
 
-    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
-        """meeteval's path as the session view reads ORC-WER's: each reference segment's stream, in input order.
+    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
+        """meeteval's path as the session view reads it: each reference segment's stream (in input order), and
+        the order the search read the segments in, so that each stream is aligned as it was scored.
 
         >>> from lightscore.segments import Segment
         >>> ref = [Segment("A", 1, 2, "c d"), Segment("A", 0, 1, "a b"), Segment("B", 0, 2, "e f")]
         >>> MIMOWER()._shown([["A", "0"], ["B", "0"], ["A", "1"]], ref, [])[0]
-        ['1', '0', '0']
+        {'assignment': ['1', '0', '0'], 'order': [1, 2, 0]}
         """
         waiting: dict[str, list[int]] = {}  # each speaker's segments in the order the search reads them
         for i in sorted(range(len(ref)), key=lambda i: ref[i].start):
             waiting.setdefault(ref[i].speaker, []).append(i)
         streams: list[Any] = [None] * len(ref)
+        order = []
         for speaker, stream in assignment:
-            streams[waiting[speaker].pop(0)] = stream
-        return streams, hyp
+            order.append(waiting[speaker].pop(0))
+            streams[order[-1]] = stream
+        return {"assignment": streams, "order": order}, hyp
 
     def settings(self) -> str:
         """One line naming what changes the number.

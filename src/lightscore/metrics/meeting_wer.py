@@ -119,9 +119,8 @@ class _WordErrors(MeetingMetric):
         views = []
         for record in self.session_results():
             ref, hyp = segments[record[0]]
-            assignment, hyp = self._shown(record[-1], ref, hyp)
-            counts = {**dict(zip(self.COUNTS, record[1:-1])), "assignment": assignment}
-            views.append((record[0], counts, ref, hyp))
+            shown, hyp = self._shown(record[-1], ref, hyp)
+            views.append((record[0], {**dict(zip(self.COUNTS, record[1:-1])), **shown}, ref, hyp))
         hyp = (self.artifact_inputs or {}).get("hyp")
         system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
         self.write_page(
@@ -133,10 +132,11 @@ class _WordErrors(MeetingMetric):
             details={"settings": self.settings()},
         )
 
-    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[Any, list]:
-        """The assignment in a form the session view reads (`lightscore.report.sessions.SessionView`), and the
-        hypothesis segments to show; a metric whose assignment has another shape converts it here."""
-        return assignment, hyp
+    def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
+        """The record's keys the session view reads besides the counts (``assignment``, optionally ``order``:
+        `lightscore.report.sessions.SessionView`) and the hypothesis segments to show; a metric whose
+        assignment has another shape converts it here."""
+        return {"assignment": assignment}, hyp
 
     def compute(self) -> dict[str, float]:
         """The corpus rate (percent: errors / reference words * 100) and its counts, from the summed state.

@@ -64,7 +64,8 @@ class SessionView(NamedTuple):
     ``record`` holds ``errors``, ``length``, optionally ``substitutions``, ``deletions``,
     ``insertions``, and ``assignment``: ``[[ref_speaker, hyp_speaker], ...]`` (cpWER, tcpWER;
     None for a missed or extra speaker) or one hypothesis speaker per reference segment in
-    input order (ORC-WER).
+    input order (ORC-WER, MIMO-WER); optionally ``order``, the reference segments' indices in the
+    order the metric read them into the streams (MIMO-WER's search; default: by start time).
     """
 
     session: str
@@ -90,7 +91,9 @@ def _routes(ref: Sequence[Any], assignment: Sequence[Any]) -> dict[int, str | No
     return {i: assignment[i] if i < len(assignment) else None for i in range(len(ref))}
 
 
-def session_streams(ref: Sequence[Any], hyp: Sequence[Any], assignment: Sequence[Any]) -> tuple[list[Column], int]:
+def session_streams(
+    ref: Sequence[Any], hyp: Sequence[Any], assignment: Sequence[Any], order: Sequence[int] | None = None
+) -> tuple[list[Column], int]:
     """Each speaker's column with every word marked, and the number of marked errors.
 
     Each hypothesis speaker's words (segments by start time) are aligned with the reference
@@ -103,6 +106,7 @@ def session_streams(ref: Sequence[Any], hyp: Sequence[Any], assignment: Sequence
         ref: The reference segments (``speaker``, ``start``, ``end``, ``words``).
         hyp: The hypothesis segments.
         assignment: As `SessionView` ``record["assignment"]``.
+        order: As `SessionView` ``record["order"]``: the order a stream's reference words are aligned in.
 
     Returns:
         The reference columns, then the hypothesis columns in assigned order; the errors marked.
@@ -122,7 +126,8 @@ def session_streams(ref: Sequence[Any], hyp: Sequence[Any], assignment: Sequence
     routes = _routes(ref, assignment)
     errors = 0
     for speaker in _speakers(hyp, hyp_order):
-        ref_items = [(i, k) for i in ref_order if routes[i] == speaker for k in range(len(ref_marks[i]))]
+        read = ref_order if order is None else order
+        ref_items = [(i, k) for i in read if routes[i] == speaker for k in range(len(ref_marks[i]))]
         hyp_items = [(i, k) for i in hyp_order if hyp[i].speaker == speaker for k in range(len(hyp_marks[i]))]
         errors += _mark(ref_items, hyp_items, ref_marks, hyp_marks)
     errors += sum(len(ref_marks[i]) for i in ref_order if routes[i] is None)  # aligned with no stream
@@ -238,7 +243,7 @@ def _stream_html(column: Column) -> str:
 
 
 def _session_html(k: int, metric: str, view: SessionView) -> str:
-    columns, marked = session_streams(view.ref, view.hyp, view.record.get("assignment", ()))
+    columns, marked = session_streams(view.ref, view.hyp, view.record.get("assignment", ()), view.record.get("order"))
     record = view.record
     numbers = [("errors", record["errors"], 0), ("length", record["length"], 0)]
     facts = " · ".join(f"{name} {_span(f's{k}-{name}', value, d)}" for name, value, d in numbers)
