@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lightscore._extras import require
+
 __all__ = ["RESEG_TOKENIZERS", "ResegTokenizer", "cj_tokens", "match_key", "starts_inside_word", "tokenizer"]
 
 RESEG_TOKENIZERS = ("none", "cj")
@@ -157,6 +159,7 @@ def tokenizer(name: str | os.PathLike = "none", no_whitespace: bool = False) -> 
 
     Raises:
         FileNotFoundError: ``name`` is neither ``none`` nor ``cj`` and no such file exists.
+        lightscore._extras.MissingExtraError: a model, but sentencepiece (the ``ter`` extra) is missing.
         ValueError: the file is not a SentencePiece model.
 
     >>> tokenizer("cj").label
@@ -175,6 +178,7 @@ def tokenizer(name: str | os.PathLike = "none", no_whitespace: bool = False) -> 
             f"re-segmentation tokenize {name!r}: not 'none', 'cj' or a SentencePiece model file "
             "(named models are not downloaded: give the path of a local .model file)"
         )
+    require("Re-segmentation with a SentencePiece model", "ter", "sentencepiece")
     import sentencepiece
 
     try:
