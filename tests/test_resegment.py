@@ -376,3 +376,11 @@ def test_wer_users_need_no_sacrebleu():
         "assert 'sacrebleu' not in sys.modules, 'sacrebleu was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_segment_given_twice_is_named(write_scp_file):
+    hyp = write_scp_file("hyp.scp", [("t1", "a b")])
+    ref = write_scp_file("ref.scp", [("s1", "a"), ("s1", "b")])
+    talk = write_scp_file("talks.scp", [("s1", "t1")])
+    with pytest.raises(ValueError, match=r"ref\.scp:2: segment 's1' comes twice \(first at line 1\)"):
+        Resegmented("wer")({"hyp": hyp, "ref": ref, "talk": talk}, "dev")

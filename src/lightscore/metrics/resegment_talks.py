@@ -98,14 +98,14 @@ def talk_batches(data: Mapping[str, Any], size: int) -> Iterator[tuple[list[str]
     (['t1'], {'hyp': ['a b c'], 'ref': ['["a b", "c"]'], 'ref_ids': ['["s1", "s2"]']})
     """
     talk_of = _read_map(data["talk"], "segment")
-    segments: dict[str, list[tuple[str, str]]] = {}
-    for line, segment, text in read_scp(_whole(data["ref"])):
-        if segment not in talk_of:
-            raise ValueError(f"{_whole(data['ref'])}:{line}: segment {segment!r} has no talk in {_whole(data['talk'])}")
-        segments.setdefault(talk_of[segment][1], []).append((segment, text))
     for segment, (line, talk) in talk_of.items():
         if not talk:
             raise ValueError(f"{_whole(data['talk'])}:{line}: segment {segment!r} names no talk")
+    segments: dict[str, list[tuple[str, str]]] = {}
+    for segment, (line, text) in _read_map(data["ref"], "segment").items():  # in file order
+        if segment not in talk_of:
+            raise ValueError(f"{_whole(data['ref'])}:{line}: segment {segment!r} has no talk in {_whole(data['talk'])}")
+        segments.setdefault(talk_of[segment][1], []).append((segment, text))
     hyps = _read_map(data["hyp"], "talk")
     for talk in segments:
         if talk not in hyps:
