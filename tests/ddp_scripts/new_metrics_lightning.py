@@ -1,0 +1,123 @@
+"""Issues 39-41's metrics in one real Lightning run on 1 or 2 gloo processes.
+
+Usage: ``python new_metrics_lightning.py OUT_DIR --devices N``; each rank writes ``OUT_DIR/rank<r>.json`` with
+the validate results of every family's callback. One run holds them all so the suite pays for one 2-process
+launch: each family is a `MetricCallback` of its own (its metrics read the same input names with different
+values), fed from its own keys of the rows the step returns, with its own log prefix. tests/test_new_metrics_ddp.py
+writes the same rows as SCP files and checks that ``measure()`` (one process and torchrun) logs the same numbers.
+
+The 11 rows split unevenly over 2 ranks: Lightning's DistributedSampler repeats one, which the callbacks drop.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from torch.utils.data import DataLoader, Dataset
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from toy_asr import ToyASR, cpu_trainer, run_as_script  # noqa: E402
+
+from lightscore import metrics as ls  # noqa: E402
+from lightscore.lightning import MetricCallback  # noqa: E402
+from lightscore.segments import Segment  # noqa: E402
+
+ROWS = 11
+WORDS = "a b c d the cat".split()
+
+
+def latency_row(rng: random.Random) -> dict:
+    """A simultaneous translation: non-decreasing delays (ms of speech), the source's length, a reference."""
+    delays, t = [], 0.0
+    for _ in range(rng.randint(1, 6)):
+        t += rng.choice((0.0, 320.0, 640.0))
+        delays.append(t)
+    return {"delays": delays, "source_length": t + rng.choice((0.0, 500.0)), "ref": " ".join(["w"] * rng.randint(1, 6))}
+
+
+def turns(rng: random.Random, prefix: str) -> list[Segment]:
+    """1-3 speakers with turns that may overlap one another and themselves (DER merges a speaker's own)."""
+    out = []
+    for k in range(rng.randint(1, 3)):
+        t = rng.randint(0, 2000)
+        for _ in range(rng.randint(1, 3)):
+            length = rng.randint(300, 3000)
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
+            out.append(Segment(f"{prefix}{k}", t / 1000, (t + length) / 1000, words))
+            t += length + rng.randint(-200, 2000)
+    return out
+
+
+def meeting_row(rng: random.Random) -> dict:
+    return {"ref": turns(rng, "r"), "hyp": turns(rng, "h")}
+
+
+# family -> (the rows' generator, its metrics as (name in lightscore.metrics, options)); each family's logged
+# names start with "val/<family>/". measure() builds the same metrics from the same names and options.
+FAMILIES: dict[str, tuple[Callable[[random.Random], dict], list[tuple[str, dict]]]] = {
+    "latency": (latency_row, [("SimulLatency", {})]),
+}
+
+
+def build(family: str) -> list:
+    return [getattr(ls, name)(**options) for name, options in FAMILIES[family][1]]
+
+
+def corpus() -> list[dict]:
+    """Each row: its id and, per family, that family's inputs."""
+    rng = random.Random(39)
+    return [{"utt_id": f"u{i:02d}", **{f: make(rng) for f, (make, _) in FAMILIES.items()}} for i in range(ROWS)]
+
+
+class Rows(Dataset):
+    def __init__(self) -> None:
+        self.rows = corpus()
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, i: int) -> dict:
+        return self.rows[i]
+
+
+def collate(items: list[dict]) -> dict:
+    """Per family, a dict of columns; the values kept as they are (default_collate would stack them)."""
+    batch: dict = {"utt_id": [item["utt_id"] for item in items]}
+    for family in FAMILIES:
+        for key in items[0][family]:
+            batch[f"{family}.{key}"] = [item[family][key] for item in items]
+    return batch
+
+
+class Module(ToyASR):
+    def validation_step(self, batch: dict, batch_idx: int, dataloader_idx: int = 0) -> dict:
+        return batch
+
+
+def callbacks() -> list[MetricCallback]:
+    """One callback per family: each declared input read from the step's ``<family>.<input>`` key."""
+    out = []
+    columns = collate(corpus()[:1])
+    for family in FAMILIES:
+        built = build(family)
+        names = {f.name for m in built for f in m.inputs}
+        keys = {name: f"{family}.{name}" for name in names if f"{family}.{name}" in columns}
+        out.append(MetricCallback(built, inputs=keys, prefix={"validate": f"val/{family}/"}))
+    return out
+
+
+def run(out: Path, devices: int) -> dict:
+    made = callbacks()
+    trainer = cpu_trainer(devices, list(made))  # the Trainer adds its own callbacks to the list it is given
+    trainer.validate(Module(), dataloaders=DataLoader(Rows(), batch_size=2, collate_fn=collate))
+    results: dict = {}
+    for callback in made:
+        results.update(callback.results["validate"])
+    return {"rank": trainer.global_rank, "results": results}
+
+
+if __name__ == "__main__":
+    run_as_script(run)
