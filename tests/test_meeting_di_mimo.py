@@ -158,11 +158,13 @@ def mimo_states(ref: list[Segment], hyp: list[Segment]) -> int:
 def test_mimo_equals_meeteval(ref, hyp, region) -> None:
     """MIMO's search grows with every side's product: sessions whose search meeteval runs in a blink."""
     ref, hyp, their_ref, their_hyp = with_region(ref, hyp, region)
-    assume(hyp and mimo_states(ref, hyp) < 20_000)
+    states = mimo_states(ref, hyp)
+    assume(hyp and states < 20_000)
     theirs = mimo_word_error_rate(their_ref, their_hyp)
     ours = mimo_counts(ref, hyp)
     assert (*counts(ours), list(ours.assignment)) == (*counts(theirs), theirs.assignment)
-    assert mimo_counts(ref, hyp, compiled=False) == ours  # the plain twin
+    if states < 2_000:  # the plain twin runs the same loops in Python
+        assert mimo_counts(ref, hyp, compiled=False) == ours
 
 
 def test_mimo_edges() -> None:
