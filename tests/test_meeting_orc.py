@@ -173,24 +173,70 @@ def test_greedy_orc_equals_meeteval(ref, hyp) -> None:
     assert tuple(greedy_orc_counts(ref, hyp)) == oracle(greedy_orc_word_error_rate, ref, hyp)
 
 
+def same_or_both_refuse(ours, theirs) -> None:
+    """Both give the same counts and assignment, or both refuse the session with a ValueError (a sort of True
+    and word times that run backwards)."""
+    try:
+        expected = theirs()
+    except ValueError:
+        with pytest.raises(ValueError):
+            ours()
+        return
+    assert tuple(ours()) == expected
+
+
+REF_SORTS = st.sampled_from(["segment", True, False])  # meeteval refuses "word" for tcORC-WER's reference
+HYP_SORTS = st.sampled_from(["segment", "word", True, False])
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
-@given(ref=session("r", min_speakers=1), hyp=session("h", max_speakers=4), collar=COLLARS, timing=TIMINGS)
-def test_tc_orc_equals_meeteval(ref, hyp, collar, timing) -> None:
+@given(
+    ref=session("r", min_speakers=1),
+    hyp=session("h", max_speakers=4),
+    collar=COLLARS,
+    timing=TIMINGS,
+    ref_sort=REF_SORTS,
+    hyp_sort=HYP_SORTS,
+)
+def test_tc_orc_equals_meeteval(ref, hyp, collar, timing, ref_sort, hyp_sort) -> None:
     """Up to 4 streams: the exact search's state grows with the product of the streams' windows."""
-    ours = tc_orc_counts(ref, hyp, collar, reference_pseudo_word_level_timing=timing)
-    assert tuple(ours) == oracle(
-        time_constrained_orc_wer, ref, hyp, collar=collar, reference_pseudo_word_level_timing=timing
+    options = dict(reference_pseudo_word_level_timing=timing, reference_sort=ref_sort, hypothesis_sort=hyp_sort)
+    same_or_both_refuse(
+        lambda: tc_orc_counts(ref, hyp, collar, **options),
+        lambda: oracle(time_constrained_orc_wer, ref, hyp, collar=collar, **options),
     )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=HEALTH)
-@given(ref=session("r", min_speakers=1), hyp=session("h"), collar=COLLARS, timing=TIMINGS)
-def test_greedy_tc_orc_equals_meeteval(ref, hyp, collar, timing) -> None:
-    ours = greedy_tc_orc_counts(ref, hyp, collar, hypothesis_pseudo_word_level_timing=timing)
-    theirs = oracle(
-        greedy_time_constrained_orc_wer, ref, hyp, collar=collar, hypothesis_pseudo_word_level_timing=timing
+@given(
+    ref=session("r", min_speakers=1),
+    hyp=session("h"),
+    collar=COLLARS,
+    timing=TIMINGS,
+    sorts=st.tuples(REF_SORTS, REF_SORTS),
+)
+def test_greedy_tc_orc_equals_meeteval(ref, hyp, collar, timing, sorts) -> None:
+    options = dict(hypothesis_pseudo_word_level_timing=timing, reference_sort=sorts[0], hypothesis_sort=sorts[1])
+    same_or_both_refuse(
+        lambda: greedy_tc_orc_counts(ref, hyp, collar, **options),
+        lambda: oracle(greedy_time_constrained_orc_wer, ref, hyp, collar=collar, **options),
     )
-    assert tuple(ours) == theirs
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "option"),
+    [
+        (tc_orc_counts, time_constrained_orc_wer, "reference_sort"),
+        (greedy_tc_orc_counts, greedy_time_constrained_orc_wer, "reference_sort"),
+        (greedy_tc_orc_counts, greedy_time_constrained_orc_wer, "hypothesis_sort"),
+    ],
+)
+def test_word_sort_refused_where_meeteval_refuses_it(ours, theirs, option) -> None:
+    ref, hyp = [seg("a b")], [seg("a")]
+    with pytest.raises(ValueError, match="word"):
+        theirs(as_seglst(ref), as_seglst(hyp), collar=1, **{option: "word"})
+    with pytest.raises(ValueError, match=f"{option} 'word' is not supported"):
+        ours(ref, hyp, 1, **{option: "word"})
 
 
 # The compiled searches against their plain twins (the same loops run by Python): small inputs, many ties.
@@ -297,21 +343,29 @@ def seglst(sessions: dict[str, list[Segment]]) -> SegLST:
         (GreedyTCORCWER, "greedy_tcorcwer", {"collar": 1.0}),
     ],
 )
-def test_metric_equals_meeteval_and_merged_halves_equal_one(metric, tool, options) -> None:
+def test_metric_equals_meeteval_and_merged_halves_equal_one(tmp_path, metric, tool, options) -> None:
+    """Per session and corpus against meeteval's API, with a UEM file (two sessions not listed); the rows split
+    over two instances and merged equal one instance."""
+    from meeteval.io.uem import UEM, UEMLine
+
     refs, hyps = corpus()
     ids = list(refs)
-    whole = metric(**options)
+    regions = {sid: (float(k % 3), 6.0 + k) for k, sid in enumerate(ids[:-2])}
+    uem_file = tmp_path / "some.uem"
+    uem_file.write_text("".join(f"{sid} 1 {begin} {end}\n" for sid, (begin, end) in regions.items()))
+    whole = metric(uem=str(uem_file), **options)
     feed(whole, {"ref": [refs[s] for s in ids], "hyp": [hyps[s] for s in ids]}, ids)
     halves = []
     for part in (ids[::2], ids[1::2]):
-        m = metric(**options)
+        m = metric(uem=str(uem_file), **options)
         feed(m, {"ref": [refs[s] for s in part], "hyp": [hyps[s] for s in part]}, part)
         halves.append(m.state())
-    merged = metric(**options)
+    merged = metric(uem=str(uem_file), **options)
     merged.load_state(merged.merge_states(halves))
     assert merged.compute() == whole.compute()
     assert merged.session_results() == whole.session_results()
-    theirs = getattr(api, tool)(seglst(refs), seglst(hyps), **options)
+    uem = UEM([UEMLine(sid, 1, begin, end) for sid, (begin, end) in regions.items()])
+    theirs = getattr(api, tool)(seglst(refs), seglst(hyps), uem=uem, **options)
     name = whole.name
     result = whole.compute()
     total = sum(theirs.values())
@@ -326,6 +380,10 @@ def test_metric_equals_meeteval_and_merged_halves_equal_one(metric, tool, option
 def test_bad_options_and_sessions_are_named() -> None:
     with pytest.raises(ValueError, match="tcorcWER: collar must be a number >= 0, got -1"):
         TCORCWER(collar=-1)
+    with pytest.raises(ValueError, match="tcorcWER: reference_sort 'word' is not supported"):
+        TCORCWER(collar=1, reference_sort="word")
+    with pytest.raises(ValueError, match="greedy_tcorcWER: hypothesis_sort 'word' is not supported"):
+        GreedyTCORCWER(collar=1, hypothesis_sort="word")
     with pytest.raises(ValueError, match="greedy_tcorcWER: hypothesis_pseudo_word_level_timing 'points'"):
         GreedyTCORCWER(collar=1, hypothesis_pseudo_word_level_timing="points")
     m = TCORCWER(collar=1, reference_pseudo_word_level_timing="none")

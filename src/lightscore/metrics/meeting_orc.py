@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from lightscore.metrics.meeting_base import check_number
 from lightscore.metrics.meeting_wer import SPEAKER_COUNTS, _outputs, _WordErrors
-from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS
+from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, check_sort
 
 __all__ = ["GreedyORCWER", "GreedyTCORCWER", "TCORCWER"]
 
@@ -41,6 +41,7 @@ class GreedyORCWER(_WordErrors):
     Args:
         format: The meeting files' format when their suffix does not tell.
         report_html: With an output dir, also write ``greedy_orcwer_report.html`` (`_WordErrors.write_artifacts`).
+        uem: A UEM file: the scoring region of the sessions it lists (meeteval's ``uem=``, `_WordErrors`).
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import Segment
@@ -67,7 +68,10 @@ class GreedyORCWER(_WordErrors):
         >>> GreedyORCWER().settings()
         'greedy_orcWER meeteval-compatible (greedy from cpWER, segments sorted by start, kaldi S/D/I breakdown)'
         """
-        return f"{self.name} meeteval-compatible (greedy from cpWER, segments sorted by start, kaldi S/D/I breakdown)"
+        return (
+            f"{self.name} meeteval-compatible (greedy from cpWER, segments sorted by start, kaldi S/D/I breakdown)"
+            + self._uem_setting()
+        )
 
 
 class TCORCWER(_WordErrors):
@@ -88,9 +92,15 @@ class TCORCWER(_WordErrors):
         hypothesis_pseudo_word_level_timing: The same for the hypothesis (points at the centres).
         format: The meeting files' format when the suffix does not tell.
         report_html: With an output dir, also write ``<name>_report.html`` (`_WordErrors.write_artifacts`).
+        reference_sort: meeteval's: ``"segment"`` (default: segments by start time), True (the same, and an
+            error naming the session when a speaker's word times then run backwards) or False (as given).
+            ``"word"`` is refused, as meeteval refuses it: ORC keeps each reference segment whole.
+        hypothesis_sort: The same for the hypothesis, where ``"word"`` (every word by its start time) is allowed.
+        uem: A UEM file: the scoring region of the sessions it lists (meeteval's ``uem=``, `_WordErrors`).
 
     Raises:
-        ValueError: a negative collar, or a timing that is not one of ``PSEUDO_WORD_TIMINGS``.
+        ValueError: a negative collar, a timing that is not one of ``PSEUDO_WORD_TIMINGS``, a sort that is not
+            one of ``lightscore.text.meeting.time_constrained.SORTS`` or one meeteval refuses here.
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import Segment
@@ -105,6 +115,7 @@ class TCORCWER(_WordErrors):
     name: ClassVar[str] = "tcorcWER"
     COUNTS: ClassVar[tuple[str, ...]] = ORC_COUNTS
     outputs = _outputs("tcorcWER", ORC_COUNTS)
+    WORD_SORT: ClassVar[tuple[str, ...]] = ("hypothesis_sort",)  # the sides meeteval lets sort word by word
 
     def __init__(
         self,
@@ -113,6 +124,9 @@ class TCORCWER(_WordErrors):
         hypothesis_pseudo_word_level_timing: str = "character_based_points",
         format: str | None = None,
         report_html: bool = False,
+        reference_sort: str | bool = "segment",
+        hypothesis_sort: str | bool = "segment",
+        uem: str | None = None,
     ) -> None:
         self.collar = check_number(self.name, "collar", collar)
         for option, value in (
@@ -123,15 +137,29 @@ class TCORCWER(_WordErrors):
                 raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
         self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
         self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
-        super().__init__(format, report_html)
+        try:
+            self.reference_sort = check_sort("reference_sort", reference_sort)
+            self.hypothesis_sort = check_sort("hypothesis_sort", hypothesis_sort)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
+        for option in ("reference_sort", "hypothesis_sort"):
+            if getattr(self, option) == "word" and option not in self.WORD_SORT:
+                raise ValueError(f"{self.name}: {option} 'word' is not supported (meeteval's): segments stay whole")
+        super().__init__(format, report_html, uem)
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         from lightscore.text.meeting.tc_orc import tc_orc_counts  # numba loads with the first session
 
-        return tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._timings())
+        return tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._options())
 
-    def _timings(self) -> tuple[str, str]:
-        return self.reference_pseudo_word_level_timing, self.hypothesis_pseudo_word_level_timing
+    def _options(self) -> tuple[str, str, str | bool, str | bool]:
+        """The timings and sorts, in `lightscore.text.meeting.tc_orc`'s argument order."""
+        return (
+            self.reference_pseudo_word_level_timing,
+            self.hypothesis_pseudo_word_level_timing,
+            self.reference_sort,
+            self.hypothesis_sort,
+        )
 
     def settings(self) -> str:
         """One line naming what changes the number.
@@ -140,10 +168,13 @@ class TCORCWER(_WordErrors):
         'tcorcWER collar=5 reference_pseudo_word_level_timing=character_based \
 hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
         """
+        sorts = ""
+        if (self.reference_sort, self.hypothesis_sort) != ("segment", "segment"):
+            sorts = f" reference_sort={self.reference_sort} hypothesis_sort={self.hypothesis_sort}"
         return (
             f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
             f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
-            f"{self.hypothesis_pseudo_word_level_timing} (meeteval-compatible)"
+            f"{self.hypothesis_pseudo_word_level_timing}{sorts}{self._uem_setting()} (meeteval-compatible)"
         )
 
 
@@ -153,7 +184,7 @@ class GreedyTCORCWER(TCORCWER):
     The greedy sweeps of `GreedyORCWER` under tcORC-WER's time constraint, started from each
     reference speaker's tcpWER stream (`lightscore.text.meeting.tc_orc.greedy_tc_orc_counts`).
     Returns ``greedy_tcorcWER`` (percent) with `TCORCWER`'s counts; a segment without words keeps
-    the stream the sweeps give it (meeteval's).
+    the stream the sweeps give it (meeteval's). meeteval refuses a sort of ``"word"`` on either side.
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import Segment
@@ -165,8 +196,9 @@ class GreedyTCORCWER(TCORCWER):
 
     name: ClassVar[str] = "greedy_tcorcWER"
     outputs = _outputs("greedy_tcorcWER", ORC_COUNTS)
+    WORD_SORT: ClassVar[tuple[str, ...]] = ()  # meeteval keeps segments whole on both sides here
 
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         from lightscore.text.meeting.tc_orc import greedy_tc_orc_counts  # numba loads with the first session
 
-        return greedy_tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._timings())
+        return greedy_tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._options())

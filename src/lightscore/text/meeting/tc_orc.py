@@ -324,18 +324,38 @@ def tc_orc_matching(
 
 
 def _timed_session(
-    ref_segments: Sequence[Any], hyp_segments: Sequence[Any], collar: float, ref_timing: str, hyp_timing: str
+    ref_segments: Sequence[Any],
+    hyp_segments: Sequence[Any],
+    collar: float,
+    timings: tuple[str, str],
+    sorts: tuple[str | bool, str | bool],
+    speaking_streams: bool,
 ) -> tuple[list[int], list[list[TimedWord]], dict[Any, list[TimedWord]]]:
-    """The reference segments' start order, each one's timed words (empty words dropped), each hypothesis
-    speaker's timed words in segment start order (empty words dropped; speakers kept); words as ids."""
+    """The reference segments' order (``sorts[0]``: by start, or as given when False), each one's timed words,
+    and each hypothesis speaker's timed words (in ``sorts[1]``'s order, `pseudo_word_times`); words as ids,
+    empty words dropped. ``speaking_streams``: only the speakers with a word, ordered by their first word
+    (meeteval's word-level grouping); else every speaker, in order of first segment.
+
+    Raises:
+        ValueError: a sort of True and word times that run backwards (meeteval's check), naming the side.
+    """
+    ref_sort, hyp_sort = sorts
+    if ref_sort is True:  # only meeteval's check: the order is the segments' by start
+        pseudo_word_times(ref_segments, timings[0], sort=True, side="reference")
+    indices = range(len(ref_segments))
+    order = list(indices) if ref_sort is False else sorted(indices, key=lambda i: ref_segments[i].start)
     vocab: dict[str, int] = {}
-    order = sorted(range(len(ref_segments)), key=lambda i: ref_segments[i].start)
     segments = []
     for i in order:
         seg = ref_segments[i]
-        segments.append(_as_ids(pseudo_word_times([seg], ref_timing)[seg.speaker], vocab))
-    hyp = {name: _as_ids(words, vocab) for name, words in pseudo_word_times(hyp_segments, hyp_timing, collar).items()}
-    return order, segments, hyp
+        segments.append(_as_ids(pseudo_word_times([seg], timings[0])[seg.speaker], vocab))
+    if speaking_streams:
+        if hyp_sort is True:
+            pseudo_word_times(hyp_segments, timings[1], collar, sort=True, side="hypothesis")
+            hyp_sort = "segment"
+        hyp_segments = [seg for seg in hyp_segments if seg.words.split()]
+    timed = pseudo_word_times(hyp_segments, timings[1], collar, sort=hyp_sort, side="hypothesis")
+    return order, segments, {name: _as_ids(words, vocab) for name, words in timed.items()}
 
 
 def _as_ids(words: Sequence[TimedWord], vocab: dict[str, int]) -> list[TimedWord]:
@@ -376,6 +396,8 @@ def tc_orc_counts(
     collar: float,
     reference_pseudo_word_level_timing: str = "character_based",
     hypothesis_pseudo_word_level_timing: str = "character_based_points",
+    reference_sort: str | bool = "segment",
+    hypothesis_sort: str | bool = "segment",
     compiled: bool = True,
 ) -> OrcCounts:
     """tcORC-WER counts of one session: equal to meeteval's ``time_constrained_orc_wer``.
@@ -390,7 +412,13 @@ def tc_orc_counts(
         collar: Seconds added before and after every hypothesis word.
         reference_pseudo_word_level_timing: How reference segments' times are split among their words.
         hypothesis_pseudo_word_level_timing: The same for the hypothesis.
+        reference_sort: ``"segment"`` (by start time), True (the same, and an error when word times run
+            backwards) or False (as given); meeteval refuses ``"word"``, as ORC keeps a segment whole.
+        hypothesis_sort: One of `lightscore.text.meeting.time_constrained.SORTS`.
         compiled: False runs the search's plain twin.
+
+    Raises:
+        ValueError: ``reference_sort="word"``; a sort of True and word times that run backwards.
 
     Returns:
         The session's `OrcCounts`; the assignment names each segment's stream, in input order.
@@ -400,12 +428,13 @@ def tc_orc_counts(
     >>> tc_orc_counts(ref, [Segment("x", 10, 11, "b"), Segment("y", 0, 1, "a")], collar=0.5)
     OrcCounts(errors=0, length=2, substitutions=0, deletions=0, insertions=0, assignment=('y', 'x'))
     """
+    if reference_sort == "word":
+        raise ValueError("reference_sort 'word' is not supported by tcORC-WER (meeteval's): a segment stays whole")
+    timings = (reference_pseudo_word_level_timing, hypothesis_pseudo_word_level_timing)
+    # meeteval scores the words one by one here: streams without a word drop out.
     order, segments, hyp = _timed_session(
-        ref_segments, hyp_segments, collar, reference_pseudo_word_level_timing, hypothesis_pseudo_word_level_timing
+        ref_segments, hyp_segments, collar, timings, (reference_sort, hypothesis_sort), speaking_streams=True
     )
-    # meeteval drops the streams without words here, and orders the others by their first word.
-    speaking = sorted((seg for seg in hyp_segments if seg.words.split()), key=lambda seg: seg.start)
-    hyp = {seg.speaker: hyp[seg.speaker] for seg in speaking}
     spoken = [k for k, words in enumerate(segments) if words]
     chosen: list[Any] = [None] * len(segments)
     if hyp:
@@ -423,6 +452,8 @@ def greedy_tc_orc_counts(
     collar: float,
     reference_pseudo_word_level_timing: str = "character_based",
     hypothesis_pseudo_word_level_timing: str = "character_based_points",
+    reference_sort: str | bool = "segment",
+    hypothesis_sort: str | bool = "segment",
     compiled: bool = True,
 ) -> OrcCounts:
     """Greedy tcORC-WER counts of one session: equal to meeteval's ``greedy_time_constrained_orc_wer``.
@@ -436,7 +467,13 @@ def greedy_tc_orc_counts(
         collar: Seconds added before and after every hypothesis word.
         reference_pseudo_word_level_timing: How reference segments' times are split among their words.
         hypothesis_pseudo_word_level_timing: The same for the hypothesis.
+        reference_sort: ``"segment"`` (by start time), True (the same, and an error when word times run
+            backwards) or False (as given); meeteval refuses ``"word"`` on both sides here.
+        hypothesis_sort: The same for the hypothesis.
         compiled: False runs the sweeps' plain twin.
+
+    Raises:
+        ValueError: a sort of ``"word"``; a sort of True and word times that run backwards.
 
     Returns:
         The session's `OrcCounts`; the assignment names each segment's stream, in input order.
@@ -446,8 +483,12 @@ def greedy_tc_orc_counts(
     >>> greedy_tc_orc_counts(ref, [Segment("x", 10, 11, "b"), Segment("y", 0, 1, "a")], collar=0.5)
     OrcCounts(errors=0, length=2, substitutions=0, deletions=0, insertions=0, assignment=('y', 'x'))
     """
+    for option, value in (("reference_sort", reference_sort), ("hypothesis_sort", hypothesis_sort)):
+        if value == "word":
+            raise ValueError(f"{option} 'word' is not supported by greedy tcORC-WER (meeteval's): segments stay whole")
+    timings = (reference_pseudo_word_level_timing, hypothesis_pseudo_word_level_timing)
     order, segments, hyp = _timed_session(
-        ref_segments, hyp_segments, collar, reference_pseudo_word_level_timing, hypothesis_pseudo_word_level_timing
+        ref_segments, hyp_segments, collar, timings, (reference_sort, hypothesis_sort), speaking_streams=False
     )
     if not hyp:
         return _tc_result(order, segments, hyp, [None] * len(segments), compiled)
