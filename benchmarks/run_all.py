@@ -58,6 +58,8 @@ SCRIPTS = {
     "bench_resegment.py": ([], ["--talks", "2", "--segments", "30", "--repeats", "1"]),
     # Issue 40: keywords, OOVs and oracle WER against texterrors 1.1.9 on 20,000 utterances (about 2 minutes).
     "bench_keywords.py": ([], ["--utterances", "1000", "--repeats", "1"]),
+    # Issue 40: PER's batched alignment against its plain twin; PER, CaseER, PnC-WER, WordTiming (about 2 minutes).
+    "bench_pnc.py": ([], ["--utterances", "1000", "--repeats", "1"]),
     # Issue 38: DNSMOS/PLCMOS peak memory against speechmos (600 s clips take ~20 minutes: results/mos_memory.md).
     "bench_mos_memory.py": (["--seconds", "10", "60"], ["--seconds", "10"]),
 }
