@@ -24,7 +24,7 @@ from common import Row, header, load_average, table, time_side_by_side, verdict
 
 from lightscore.metrics.meeting import CPWER, DER, ORCWER, TCPWER
 from lightscore.metrics.meeting_orc import TCORCWER, GreedyORCWER, GreedyTCORCWER
-from lightscore.segments import read_rttm, write_session_scps
+from lightscore.segments import read_rttm, read_stm, write_session_scps
 
 WORDS = "the a of to and in is that it was for on are as with his they at be this".split()
 
@@ -188,11 +188,65 @@ def family_methods(d: Path, scp: dict, values: dict) -> tuple[dict, list[tuple[s
     return methods, names, missing
 
 
+def twin_gains(d: Path, max_cells: int, repeats: int) -> str:
+    """Each compiled ORC-family search against its plain twin (the same loops run by Python: ``compiled=False``),
+    on the family corpus' sessions whose ORC grid has at most ``max_cells`` cells (the plain twins are slow)."""
+    import math
+
+    from lightscore.text.meeting.assignment import speaker_streams, word_ids
+    from lightscore.text.meeting.greedy_orc import greedy_orc_counts
+    from lightscore.text.meeting.orc_search import orc_matching
+    from lightscore.text.meeting.tc_orc import greedy_tc_orc_counts, tc_orc_counts
+
+    refs = read_stm(d / "family" / "ref.stm")
+    hyps = read_stm(d / "family" / "hyp.stm")
+    small = {}
+    for sid, ref in refs.items():
+        streams = speaker_streams(hyps.get(sid, []))
+        if streams and math.prod(len(words) + 1 for words in streams.values()) <= max_cells:
+            vocab: dict[str, int] = {}
+            ordered = sorted(ref, key=lambda seg: seg.start)
+            small[sid] = (
+                [word_ids(seg.words.split(), vocab) for seg in ordered],
+                [word_ids(words, vocab) for words in streams.values()],
+            )
+    paths = {
+        "orc_search.search (ORC-WER)": lambda c: [orc_matching(u, h, compiled=c) for u, h in small.values()],
+        "greedy_orc.sweeps (greedy ORC-WER)": lambda c: [
+            greedy_orc_counts(refs[s], hyps[s], compiled=c) for s in small
+        ],
+        "tc_orc.search + tc_pair.breakdown (tcORC-WER)": lambda c: [
+            tc_orc_counts(refs[s], hyps[s], 5.0, compiled=c) for s in small
+        ],
+        "greedy sweeps + tc_pair.breakdown (greedy tcORC-WER)": lambda c: [
+            greedy_tc_orc_counts(refs[s], hyps[s], 5.0, compiled=c) for s in small
+        ],
+    }
+    lines = [
+        f"\n#### The compiled searches against their plain twins ({len(small)} sessions whose ORC grid has at most "
+        f"{max_cells:,} cells; the twin is the same code run by Python)\n"
+    ]
+    for name, run in paths.items():
+        results = {}
+        times = time_side_by_side(
+            {
+                "numba": lambda run=run, results=results: results.__setitem__("numba", run(True)),
+                "plain": lambda run=run, results=results: results.__setitem__("plain", run(False)),
+            },
+            repeats=repeats,
+        )
+        same = "same results" if results["numba"] == results["plain"] else "RESULTS DIFFER"
+        gain = min(times["plain"]) / min(times["numba"])
+        lines.append(verdict(f"{name}: gain over the plain twin", gain, 1.5, higher_is_better=True) + f"; {same}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--collar", type=float, default=0.25)
+    parser.add_argument("--twin-cells", type=int, default=3000, help="the plain twins' sessions: largest ORC grid")
     args = parser.parse_args()
     header(f"Meetings: cpWER, tcpWER, ORC-WER vs meeteval, DER vs md-eval and pyannote ({args.sessions} sessions)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -235,6 +289,7 @@ def main() -> None:
         orc_times = time_side_by_side(orc, repeats=args.repeats)
         der_times = time_side_by_side(der, repeats=args.repeats)
         family_times = time_side_by_side(family, repeats=args.repeats)  # its warm-up run compiles the numba code
+        twins = twin_gains(d, args.twin_cells, repeats=1)
     for names, times, base in ((cp, cp_times, "lightscore CPWER"), (orc, orc_times, "lightscore ORCWER")):
         rows = [Row(name, args.sessions, times[name], unit="sessions") for name in names]
         print(table(rows, baseline=base))
@@ -266,6 +321,7 @@ def main() -> None:
         same = "same number" if abs(values[ours] - values[theirs]) < 1e-9 else "NUMBERS DIFFER"
         ratio = min(family_times[theirs]) / min(family_times[ours])
         print(verdict(f"speed-up of {ours} over {theirs}", ratio, 1, higher_is_better=True) + f"; {same}")
+    print(twins)
     print(f"\nload average at end: {load_average()}")
 
 
