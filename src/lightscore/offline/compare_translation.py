@@ -260,7 +260,7 @@ def _set_entry(tests: dict[str, Any], scored: Sequence[tuple], rep: _Replicates,
     higher = _higher_is_better(metric)
     boot = _paired(scores, (result_a[key], result_b[key]), higher, ci, len(rep.rows[0]), tests["paired_bs"]["p_value"])
     boot["verdict"] = verdict(boot, level, test="sacrebleu paired bootstrap")
-    entry = {"settings": tests["signature"], "utterances": len(rep.rows[0]), "a": result_a, "b": result_b}
+    entry = {"settings": metric.settings(), "utterances": len(rep.rows[0]), "a": result_a, "b": result_b}
     return {**tests, **entry, "bootstrap": boot, "verdict": boot["verdict"]}
 
 
