@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 mweralign = pytest.importorskip("mweralign")
 sacrebleu = pytest.importorskip("sacrebleu")
-from mweralign import align_texts  # noqa: E402
+from mweralign import align_texts, align_texts_traced  # noqa: E402
 from mweralign.segmenter import CJSegmenter, SPSegmenter  # noqa: E402
 
 from lightscore.metrics import WER, Resegmented  # noqa: E402
@@ -86,6 +86,11 @@ def talks(draw, vocab: list[str] = WORDS, joiner: str = " ") -> tuple[list[str],
 def test_none_cuts_as_mweralign(talk):
     refs, hyp = talk
     assert resegment(refs, hyp, "none") == oracle(refs, hyp, "none")
+    # the boundaries themselves: mweralign's trace holds where each segment but the last ends
+    _, trace = align_texts_traced("\n".join(refs) + "\n", hyp)
+    tok = tokenizer("none")
+    ends = segment_ends(*encode_talk([tok.encode(r) for r in refs], tok.encode(hyp), tok), False)
+    assert trace.boundaries[1:] == ends[:-1].tolist()
 
 
 @FEW
