@@ -9,8 +9,6 @@ punctuation, or both). The splits over two metric instances are merged and compa
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,7 +83,10 @@ def test_per_summed_over_utterances():
     assert (r["PER_period"], r["PER_comma"], r["PER_question"]) == (50.0, 100.0, 50.0)
     # u2 alone has no reference mark: PER 100 %, the rate over reference marks undefined
     alone = _result(PunctuationErrorRate, rows[1:])
-    assert alone["PER"] == 100.0 and math.isnan(alone["PER_over_ref"])
+    assert alone["PER"] == 100.0 and "PER_over_ref" not in alone
+    # a mark no utterance holds has no rate (an output left out, not a NaN the result check would refuse)
+    assert "PER_question" in r and "PER_period" in _result(PunctuationErrorRate, [("a.", "a.")])
+    assert "PER_question" not in _result(PunctuationErrorRate, [("a.", "a.")])
 
 
 def test_per_refuses_bad_marks_and_empty_corpora():
@@ -221,9 +222,16 @@ def test_cli_and_measure(tmp_path, capsys):
         "metrics": [
             {"metric": {"_target_": "lightscore.metrics.PnCWER"}, "inputs": ["ref", "hyp"], "name": "pnc"},
             {"metric": {"_target_": "lightscore.metrics.CaseErrorRate"}, "inputs": ["ref", "hyp"], "name": "case"},
+            # no '!' anywhere: its rate is left out, and measure() takes the result
+            {
+                "metric": {"_target_": "lightscore.metrics.PunctuationErrorRate", "marks": ".,?!"},
+                "inputs": ["ref", "hyp"],
+            },
         ],
     }
     results = measure(config)
     assert results["pnc"]["dev"]["PnC_WER"] == pytest.approx(500 / 9)
     # matched 5 + 3 = 8 pairs, case differs in The/the, mat./Mat, maybe?/Maybe?: 3 / 8
     assert results["case"]["dev"]["CaseER"] == 37.5
+    per = results["lightscore.metrics.punctuation.PunctuationErrorRate"]["dev"]
+    assert per["PER"] == 50.0 and "PER_exclamation" not in per and per["PER_exclamation_cor"] == 0

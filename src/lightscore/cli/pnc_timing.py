@@ -90,16 +90,17 @@ def _print_result(metric: Any, result: Mapping[str, Any], hyp: str) -> None:
         rates = [[key, result[key]] for key in ("PnC_WER", "WER")]
         classes = [["class", "errors", "share %"]]
         for key in ("word", "case", "punct", "case_punct"):
-            classes.append([key, result[f"{key}_errors"], result[f"{key}_share"]])
+            classes.append([key, result[f"{key}_errors"], result.get(f"{key}_share", "-")])
         print(format_rows(rates))
         print("error classes")
         print(format_rows(classes))
     elif metric.name == "PER":
-        print(format_rows([[key, result[key]] for key in ("PER", "PER_over_ref", *(f"PER_{c}" for c in _COUNTS))]))
+        keys = ("PER", "PER_over_ref", *(f"PER_{c}" for c in _COUNTS))
+        print(format_rows([[key, result.get(key, "-")] for key in keys]))
         rows = [["mark", "PER", *_COUNTS[:4]]]
         for mark in metric.marks:
             name = mark_name(mark)
-            rows.append([mark, result[f"PER_{name}"], *(result[f"PER_{name}_{c}"] for c in _COUNTS[:4])])
+            rows.append([mark, result.get(f"PER_{name}", "-"), *(result[f"PER_{name}_{c}"] for c in _COUNTS[:4])])
         print("per mark")
         print(format_rows(rows))
     else:

@@ -54,14 +54,20 @@ def _check_marks(owner: str, marks: Any, allow_none: bool) -> None:
 
 
 def _pct(part: int, whole: int) -> float:
-    return 100.0 * part / whole if whole else float("nan")
+    return 100.0 * part / whole
+
+
+def _rates(pairs: dict[str, tuple[int, int]]) -> dict[str, float]:
+    """``name: part / whole`` as percentages, leaving out each whose whole is 0 (its output is optional: undefined)."""
+    return {name: 100.0 * part / whole for name, (part, whole) in pairs.items() if whole}
 
 
 class PunctuationErrorRate(BaseMetric):
     """The punctuation error rate of LibriSpeech-PC, with NeMo's counts per mark.
 
     ``PER = (S + D + I) / (C + S + D + I)`` over the marks (NeMo's ``punct_er``, as a percentage);
-    ``PER_over_ref = (S + D + I) / (C + S + D)`` divides by the reference marks instead. Per mark
+    ``PER_over_ref = (S + D + I) / (C + S + D)`` divides by the reference marks instead. A rate whose
+    denominator is 0 is left out of the result (its output is optional). Per mark
     (``PER_comma``...), the same ratio over that mark's operations, and its counts; ``PER_<a>_to_<b>``
     counts reference mark a written as b.
 
@@ -95,10 +101,11 @@ class PunctuationErrorRate(BaseMetric):
             for b in range(len(marks)):
                 self.add_state(f"pair_{a}_{b}", 0, "sum")
         names = [mark_name(m) for m in marks]
-        outputs = [Field("PER", "number", label="PER (%)"), Field("PER_over_ref", "number")]
+        # A rate over nothing (no reference mark, a mark never seen) is left out: those outputs are optional.
+        outputs = [Field("PER", "number", label="PER (%)"), Field("PER_over_ref", "number", optional=True)]
         outputs += [Field(f"PER_{c}", "number") for c in ("cor", "sub", "del", "ins", "ref_len")]
         for a in names:
-            outputs += [Field(f"PER_{a}", "number")]
+            outputs += [Field(f"PER_{a}", "number", optional=True)]
             outputs += [Field(f"PER_{a}_{c}", "number") for c in ("cor", "sub", "del", "ins")]
         outputs += [Field(f"PER_{a}_to_{b}", "number") for a in names for b in names if a != b]
         self.outputs = tuple(outputs)
@@ -145,13 +152,14 @@ class PunctuationErrorRate(BaseMetric):
         c, s, d, i = sum(cor), sum(sub), sum(dele), sum(ins)
         if c + s + d + i == 0:
             raise ValueError(f"PER: no mark of {self.marks!r} in any reference or hypothesis")
-        result: dict[str, float] = {"PER": _pct(s + d + i, c + s + d + i), "PER_over_ref": _pct(s + d + i, c + s + d)}
+        result: dict[str, float] = {"PER": _pct(s + d + i, c + s + d + i)}
+        result.update(_rates({"PER_over_ref": (s + d + i, c + s + d)}))
         result.update({"PER_cor": c, "PER_sub": s, "PER_del": d, "PER_ins": i, "PER_ref_len": c + s + d})
         names = [mark_name(m) for m in self.marks]
         for a in k:
             # NeMo's per-mark denominator: this mark's operations (a substitution counts for the reference mark).
             ops = cor[a] + sub[a] + dele[a] + ins[a]
-            result[f"PER_{names[a]}"] = _pct(sub[a] + dele[a] + ins[a], ops)
+            result.update(_rates({f"PER_{names[a]}": (sub[a] + dele[a] + ins[a], ops)}))
             counts = {"cor": cor[a], "sub": sub[a], "del": dele[a], "ins": ins[a]}
             result.update({f"PER_{names[a]}_{c}": n for c, n in counts.items()})
         for a in k:
@@ -268,10 +276,10 @@ class PnCWER(_PnCCounting):
         Field("case_errors", "number"),
         Field("punct_errors", "number"),
         Field("case_punct_errors", "number"),
-        Field("word_share", "number"),
-        Field("case_share", "number"),
-        Field("punct_share", "number"),
-        Field("case_punct_share", "number"),
+        Field("word_share", "number", optional=True),  # the shares: absent when there is no error
+        Field("case_share", "number", optional=True),
+        Field("punct_share", "number", optional=True),
+        Field("case_punct_share", "number", optional=True),
     )
 
     def __init__(self, marks: str | None = ALL_PUNCTUATION, report_html: bool = False) -> None:
@@ -302,7 +310,7 @@ class PnCWER(_PnCCounting):
             "WER": _pct(word, n),
         }
         result.update({f"{k}_errors": v for k, v in classes.items()})
-        result.update({f"{k}_share": _pct(v, errors) for k, v in classes.items()})
+        result.update(_rates({f"{k}_share": (v, errors) for k, v in classes.items()}))
         return result
 
     def write_artifacts(self, test_dir: Path) -> None:
@@ -330,7 +338,7 @@ class PnCWER(_PnCCounting):
         result = self.compute()
         labels = {WORD: "word", CASE: "case", PUNCT: "punctuation", CASE_PUNCT: "case and punctuation"}
         classes = [
-            {"class": labels[k], "errors": result[f"{k}_errors"], "share %": round(result[f"{k}_share"], 2)}
+            {"class": labels[k], "errors": result[f"{k}_errors"], "share %": round(result.get(f"{k}_share", 0.0), 2)}
             for k in (WORD, CASE, PUNCT, CASE_PUNCT)
         ]
         top = [{"class": labels[k], "ref": r, "hyp": h, "count": n} for (k, r, h), n in differences.most_common(20)]
