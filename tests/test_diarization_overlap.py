@@ -3,8 +3,10 @@
 ``sctk md-eval`` reads such RTTM files (its check for them never runs) and counts a speaker once
 wherever one of its turns is active: the merge. Its collars still sit around every turn as
 written, and ``-1`` leaves out wherever two reference turns overlap, a speaker's own included.
-pyannote.metrics is compared on merged annotations (``Annotation.support()``): on raw ones it
-counts a speaker's doubled time twice (shown below).
+pyannote.metrics places its collars and overlap the same way (``extrude`` counts turns), but on
+an annotation whose turns overlap it counts a speaker's doubled time twice (shown below): it is
+compared through its own regions (``uemify`` on the turns as given) scored on its own merge of
+the turns (``Annotation.support()``).
 """
 
 from __future__ import annotations
@@ -109,6 +111,19 @@ def merged(segments: list[Segment]):
     return annotation(segments).support()
 
 
+def pyannote_region(metric, ref: list[Segment], hyp: list[Segment], uem=None, collar=0.0, skip=False):
+    """pyannote's scored region (its ``uemify``: collars and overlap from the turns as given), a Timeline."""
+    from pyannote.core import Segment as Span
+    from pyannote.core import Timeline
+
+    timeline = Timeline([Span(s, e) for s, e in uem]) if uem else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pyannote warns that it approximates the UEM
+        return metric.uemify(
+            annotation(ref), annotation(hyp), uem=timeline, collar=collar, skip_overlap=skip, returns_uem=True
+        )[2]
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     ref=turns("r", 1),
@@ -119,16 +134,10 @@ def merged(segments: list[Segment]):
 )
 def test_pyannote_convention_equals_pyannote_metrics_on_merged_turns(ref, hyp, collar, overlap, with_uem) -> None:
     metrics = pytest.importorskip("pyannote.metrics.diarization")
-    from pyannote.core import Segment as Span
-    from pyannote.core import Timeline
-
     uem = [(1.0, 4.0), (5.5, 9.0)] if with_uem else None
-    skip = overlap == "skip"
-    r, h = merged(ref), merged(hyp)
-    kwargs = {"uem": Timeline([Span(s, e) for s, e in uem])} if uem else {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pyannote warns that it approximates the UEM
-        der = metrics.DiarizationErrorRate(collar=collar, skip_overlap=skip)(r, h, detailed=True, **kwargs)
+    der_metric = metrics.DiarizationErrorRate()
+    region = pyannote_region(der_metric, ref, hyp, uem, collar, overlap == "skip")
+    der = der_metric(merged(ref), merged(hyp), uem=region, detailed=True)
     ours = diarization_counts(
         ref, hyp, collar=collar, overlap=overlap, uem=uem, convention="pyannote", ticks_per_second=100
     )
@@ -177,19 +186,15 @@ def test_overlap_option_is_skip_overlap_and_each_tool_s_flag(tmp_path, conventio
             totals, _ = md_eval(tmp_path, 0.0, flag)
             der = results[overlap, "DER"]
             assert tuple(round(der[f"DER_{k}"], 2) for k in ("scored", "missed", "falarm", "confusion")) == totals
-        # md-eval's -1 leaves out A's own overlap (5-6 s, A once) and A with B (6.5-7 s, two speakers).
-        assert results["score", "DER"]["DER_scored"] - results["skip", "DER"]["DER_scored"] == 1 + 2 * 0.5
     else:
-        # pyannote's skip_overlap leaves out A with B only (two speakers for 0.5 s).
-        assert results["score", "DER"]["DER_scored"] - results["skip", "DER"]["DER_scored"] == 2 * 0.5
         metrics = pytest.importorskip("pyannote.metrics.diarization")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for overlap, flag in (("score", False), ("skip", True)):
-                der = metrics.DiarizationErrorRate(skip_overlap=flag)(merged(ref), merged(hyp))
-                assert results[overlap, "DER"]["DER"] == pytest.approx(der * 100, abs=1e-9)
-                jer = metrics.JaccardErrorRate(skip_overlap=flag)(merged(ref), merged(hyp))
-                assert results[overlap, "JER"]["JER"] == pytest.approx(jer * 100, abs=1e-9)
+        for overlap, flag in (("score", False), ("skip", True)):
+            for kind, make in (("DER", metrics.DiarizationErrorRate), ("JER", metrics.JaccardErrorRate)):
+                region = pyannote_region(make(), ref, hyp, skip=flag)
+                value = make()(merged(ref), merged(hyp), uem=region)
+                assert results[overlap, kind][kind] == pytest.approx(value * 100, abs=1e-9)
+    # Both leave out A's own overlap (5-6 s, A once) and A with B (6.5-7 s, two speakers).
+    assert results["score", "DER"]["DER_scored"] - results["skip", "DER"]["DER_scored"] == 1 + 2 * 0.5
 
 
 def test_the_overlap_option_is_checked() -> None:

@@ -1,8 +1,9 @@
 """PurityCoverage against pyannote.metrics: ``DiarizationPurity``, ``DiarizationCoverage`` and ``f_measure``.
 
-pyannote.metrics 4 (the oracle installed) scores purity and coverage over whole annotations; the
-UEM, collar and overlap options are checked against its ``uemify`` (the cropping its other
-diarization metrics apply) followed by the same two metrics. pyannote 4 has no
+pyannote.metrics 4 (the oracle installed) scores purity and coverage over whole annotations (a
+speaker's time is that of its merged turns); the UEM, collar and overlap options are checked
+against its ``uemify`` (the cropping its other diarization metrics apply) followed by the same two
+metrics, on the annotations as given. pyannote 4 has no
 ``DiarizationPurityCoverageFMeasure``: the F-measure is checked against its ``f_measure``.
 """
 
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_diarization import annotation, write_rttm
-from test_diarization_overlap import merged, turns
+from test_diarization_overlap import turns
 
 from lightscore import measure
 from lightscore.core.batch import feed
@@ -27,7 +28,7 @@ metrics = pytest.importorskip("pyannote.metrics.diarization")
 UEM = [(1.0, 4.0), (5.5, 9.0)]
 
 
-def pyannote_scores(sessions, collar=0.0, skip=False, uem=None, beta=1.0, raw=False) -> dict[str, float]:
+def pyannote_scores(sessions, collar=0.0, skip=False, uem=None, beta=1.0) -> dict[str, float]:
     """pyannote's corpus purity, coverage and F (percent) over ``(ref, hyp)`` sessions of segments."""
     from pyannote.core import Segment as Span
     from pyannote.core import Timeline
@@ -37,7 +38,7 @@ def pyannote_scores(sessions, collar=0.0, skip=False, uem=None, beta=1.0, raw=Fa
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pyannote warns that it approximates the UEM
         for ref, hyp in sessions:
-            r, h = (annotation(ref), annotation(hyp)) if raw else (merged(ref), merged(hyp))
+            r, h = annotation(ref), annotation(hyp)
             if collar or skip or uem:
                 timeline = Timeline([Span(s, e) for s, e in uem]) if uem else None
                 r, h = purity.uemify(r, h, uem=timeline, collar=collar, skip_overlap=skip)
@@ -65,7 +66,7 @@ corpora = st.lists(st.tuples(turns("r", 0, 6), turns("h", 0, 6)), min_size=1, ma
 def test_equals_pyannote_on_raw_annotations(sessions, beta) -> None:
     """No options: pyannote's purity and coverage on the annotations as given (a speaker's turns overlapping)."""
     result = ours(sessions, beta=beta)
-    expected = pyannote_scores(sessions, beta=beta, raw=True)
+    expected = pyannote_scores(sessions, beta=beta)
     for key, value in expected.items():
         assert result[key] == pytest.approx(value, abs=1e-9), key
 
@@ -103,10 +104,10 @@ def test_pyannote_s_own_examples() -> None:
     assert round(result["coverage"] / 100, 3) == pytest.approx(0.7096, abs=5e-4)
     assert (result["purity_correct"], result["purity_total"]) == (24, 36)  # 8 + 2 + 6 + 8 of 11 + 3 + 6 + 16
     assert (result["coverage_correct"], result["coverage_total"]) == (22, 31)
-    assert result == pytest.approx({**result, **pyannote_scores([(reference, hypothesis)], raw=True)}, abs=1e-12)
+    assert result == pytest.approx({**result, **pyannote_scores([(reference, hypothesis)])}, abs=1e-12)
     # Issue 55: one cluster over a (1-2 s) and b (3-5 s); pyannote 4 counts the silence 2-3 s in the cluster.
     issue = ([Segment("a", 1, 2), Segment("b", 3, 5)], [Segment("A", 1, 5)])
-    assert ours([issue])["purity"] == 50.0 == pyannote_scores([issue], raw=True)["purity"]
+    assert ours([issue])["purity"] == 50.0 == pyannote_scores([issue])["purity"]
 
 
 def test_empty_sides_score_as_pyannote() -> None:

@@ -7,12 +7,18 @@ exact. Two conventions fix the regions:
 - ``"md-eval"`` (NIST md-eval, the number papers cite): the scored region is
   the UEM (default: from the first to the last reference boundary) less
   ``collar`` seconds on *each side* of every reference boundary, less
-  reference overlap with ``skip_overlap`` (md-eval ``-1``); the speaker
+  reference overlap with ``overlap="skip"`` (md-eval ``-1``); the speaker
   mapping maximizes overlap over the whole UEM, collars included.
 - ``"pyannote"`` (pyannote.metrics): the UEM defaults to the span of
   reference and hypothesis, ``collar`` is the *total* width centred on each
-  reference boundary (half each side), and the mapping is computed in the
-  scored region itself.
+  reference boundary (half each side), ``overlap="skip"`` is its
+  ``skip_overlap=True``, and the mapping is computed in the scored region itself.
+
+A speaker's own overlapping turns are merged: the speaker talks once wherever
+one of its turns is active (md-eval; pyannote on its ``Annotation.support()``).
+Collars and overlap still come from the reference turns as given, in both
+tools: a collar around each turn's ends, and overlap wherever two turns are
+active, a speaker's own included.
 
 The mapping is the Hungarian assignment (scipy) that maximizes the time a
 reference and its hypothesis speaker talk together; only pairs that overlap
@@ -94,9 +100,9 @@ class _Side(NamedTuple):
 def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> _Side:
     """Speaker -> merged and given intervals of positive length, every interval (zero-length too: md-eval's extent).
 
-    A speaker's turns that overlap each other are merged into one (md-eval and pyannote count a
-    speaker once wherever it talks); ``self_overlaps`` counts the turns that started before the
-    speaker's earlier turns had ended.
+    A speaker's turns that overlap each other are merged into one (md-eval counts a speaker once
+    wherever it talks); ``self_overlaps`` counts the turns that started before the speaker's
+    earlier turns had ended.
     """
     turns: dict[str, list[Interval]] = {}
     every: list[Interval] = []
@@ -245,9 +251,10 @@ def _mapping(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]
 def _regions(ref: _Side, hyp: _Side, uem: list[Interval] | None, collar: int, overlap: str, convention: str):
     """The mapping region and the scored region of one session, per ``convention``.
 
-    md-eval puts its collars around every reference turn as given (a speaker's overlapping turns
-    too) and, with ``-1``, leaves out wherever two reference turns overlap, a speaker's own among
-    them; pyannote (on merged turns, `Annotation.support`) sees neither.
+    Both tools place their collars around every reference turn as given (touching turns and a
+    speaker's own overlapping turns too), and both skip overlap wherever two reference turns
+    overlap, a speaker's own among them (md-eval's ``-1`` and pyannote's ``skip_overlap`` count
+    turns, not speakers).
     """
     if uem is None:
         if convention == "md-eval":
@@ -256,14 +263,13 @@ def _regions(ref: _Side, hyp: _Side, uem: list[Interval] | None, collar: int, ov
             span = [i for side in (ref, hyp) for intervals in side.merged.values() for i in intervals]
         uem = [(min(s for s, _ in span), max(e for _, e in span))] if span else []
     uem = _union(uem)
-    turns = ref.turns if convention == "md-eval" else ref.merged
     if convention == "md-eval":
         zones = [(t - collar, t + collar) for s, e in ref.every for t in (s, e)] if collar > 0 else []
     else:
         half = collar // 2
-        zones = [(t - half, t + half) for intervals in turns.values() for s, e in intervals for t in (s, e)]
+        zones = [(t - half, t + half) for intervals in ref.turns.values() for s, e in intervals for t in (s, e)]
     if overlap == "skip":
-        zones += _overlap_zones(i for intervals in turns.values() for i in intervals)
+        zones += _overlap_zones(i for intervals in ref.turns.values() for i in intervals)
     scored = _subtract(uem, zones) if zones else uem
     return (uem if convention == "md-eval" else scored), scored
 
