@@ -18,6 +18,9 @@ _EXPORTS = {
     "dicp_counts": "lightscore.text.meeting.di_assignment",
     "ditcp_counts": "lightscore.text.meeting.di_assignment",
     "mimo_counts": "lightscore.text.meeting.mimo",
+    "greedy_orc_counts": "lightscore.text.meeting.greedy_orc",
+    "tc_orc_counts": "lightscore.text.meeting.tc_orc",
+    "greedy_tc_orc_counts": "lightscore.text.meeting.tc_orc",
     "in_regions": "lightscore.text.meeting.uem",
 }
 __all__ = sorted(_EXPORTS)

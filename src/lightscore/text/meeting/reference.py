@@ -8,7 +8,10 @@ on generated sessions; the fast modules name their twin in their docstrings:
 - `levenshtein`: the distance cpWER's assignment reads (fast: rapidfuzz, in
   `lightscore.text.meeting.assignment.cp_counts`); `cp_counts` is cpWER with it.
 - `orc_matching`: ORC-WER's stream of each reference segment, meeteval's multi-stream Levenshtein
-  search (fast: `lightscore.text.meeting.assignment.orc_matching`).
+  search (fast: `lightscore.text.meeting.orc_search.search`, compiled by numba, through
+  `lightscore.text.meeting.assignment.orc_matching`). The ORC family's other compiled searches
+  (greedy ORC, tcORC, one time-constrained pair) have their plain twins in their own modules, as
+  ``.py_func`` (the same loops run by Python).
 - `tc_matrix`: tcpWER's time-constrained Levenshtein matrix as meeteval fills it, pruned or whole;
   the fast twin of the whole fill is `lightscore.text.meeting.tc_bands.whole_matrices`. It lives in
   `tc_bands`, the pruned fill's one implementation (its numpy twin paid less than 1.5x and was
