@@ -172,3 +172,31 @@ def test_measure_binds_uem_relative_to_the_working_directory(tmp_path, monkeypat
     assert (found["DER_scored"], found["DER_ref_self_overlaps"], found["DER_sessions"]) == (7 + 3 + 3, 1, 2)
     written = json.loads((tmp_path / "exp" / "metrics.json").read_text())
     assert written["lightscore.metrics.meeting_purity.PurityCoverage"]["dev"]["purity"] == found["purity"]
+
+
+def test_command_line_with_uem_and_collar_equals_pyannote_on_its_own_rttm_reader(tmp_path, capsys) -> None:
+    """``lightscore score REF HYP --metric purity_coverage --uem FILE --collar S`` against pyannote's load_rttm."""
+    from pyannote.core import Segment as Span
+    from pyannote.core import Timeline
+    from pyannote.database.util import load_rttm
+
+    from lightscore.cli import main
+
+    ref = {"s1": [Segment("A", 0, 6), Segment("A", 5, 8), Segment("B", 7, 12)], "s2": [Segment("C", 0, 4)]}
+    hyp = {"s1": [Segment("x", 0, 9), Segment("y", 8.5, 12)], "s2": [Segment("z", 0, 3), Segment("w", 2, 4)]}
+    write_rttm(tmp_path / "ref.rttm", ref)
+    write_rttm(tmp_path / "hyp.rttm", hyp)
+    (tmp_path / "all.uem").write_text("s1 1 1.00 10.00\ns2 1 0.50 4.00\n")
+    argv = ["score", str(tmp_path / "ref.rttm"), str(tmp_path / "hyp.rttm"), "--metric", "purity_coverage"]
+    assert main([*argv, "--uem", str(tmp_path / "all.uem"), "--collar", "0.5"]) == 0
+    row = capsys.readouterr().out.splitlines()[2].split()
+    purity, coverage = metrics.DiarizationPurity(), metrics.DiarizationCoverage()
+    refs, hyps = load_rttm(tmp_path / "ref.rttm"), load_rttm(tmp_path / "hyp.rttm")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for session, (start, end) in (("s1", (1.0, 10.0)), ("s2", (0.5, 4.0))):
+            r, h = purity.uemify(refs[session], hyps[session], uem=Timeline([Span(start, end)]), collar=0.5)
+            purity(r, h)
+            coverage(r, h)
+    assert [float(x) for x in row[1:3]] == [round(abs(purity) * 100, 2), round(abs(coverage) * 100, 2)]
+    assert row[-2:] == ["1", "0"]  # A's two turns merged; the hypothesis' x and y are two speakers
