@@ -11,6 +11,7 @@ The 11 rows split unevenly over 2 ranks: Lightning's DistributedSampler repeats 
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from collections.abc import Callable
@@ -38,6 +39,13 @@ def latency_row(rng: random.Random) -> dict:
     return {"delays": delays, "source_length": t + rng.choice((0.0, 500.0)), "ref": " ".join(["w"] * rng.randint(1, 6))}
 
 
+def talk_row(rng: random.Random) -> dict:
+    """A talk: its reference segments (a JSON array) and one unsegmented hypothesis that drops some words."""
+    segments = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 4))]
+    hyp = " ".join(w for segment in segments for w in segment.split() if rng.random() > 0.2)
+    return {"ref": json.dumps(segments), "hyp": hyp}
+
+
 def turns(rng: random.Random, prefix: str) -> list[Segment]:
     """1-3 speakers with turns that may overlap one another and themselves (DER merges a speaker's own)."""
     out = []
@@ -59,6 +67,7 @@ def meeting_row(rng: random.Random) -> dict:
 # names start with "val/<family>/". measure() builds the same metrics from the same names and options.
 FAMILIES: dict[str, tuple[Callable[[random.Random], dict], list[tuple[str, dict]]]] = {
     "latency": (latency_row, [("SimulLatency", {})]),
+    "reseg": (talk_row, [("Resegmented", {"metric": "bleu"})]),
 }
 
 
