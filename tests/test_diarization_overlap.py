@@ -143,6 +143,22 @@ def test_pyannote_convention_equals_pyannote_metrics_on_merged_turns(ref, hyp, c
     )
     theirs = (der["total"], der["missed detection"], der["false alarm"], der["confusion"])
     assert [x / 100 for x in ours[:4]] == pytest.approx(theirs, abs=1e-9)
+    # JER under pyannote's pick among equally good mappings (as tests/test_diarization.py does).
+    jer_metric = metrics.JaccardErrorRate()
+    jer = jer_metric(merged(ref), merged(hyp), uem=region, detailed=True)
+    their_map = jer_metric.mapper_(*jer_metric.uemify(merged(ref), merged(hyp), uem=region))
+    given_map = diarization_counts(
+        ref,
+        hyp,
+        collar=collar,
+        overlap=overlap,
+        uem=uem,
+        convention="pyannote",
+        ticks_per_second=100,
+        mapping=their_map,
+    )
+    assert len(given_map.jer_speakers) == jer["speaker count"]
+    assert sum(e / u for _, e, u in given_map.jer_speakers) == pytest.approx(jer["speaker error"], abs=1e-9)
 
 
 def test_pyannote_on_unmerged_turns_counts_a_speaker_twice() -> None:
