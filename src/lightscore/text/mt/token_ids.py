@@ -103,8 +103,8 @@ class TokenIds:
         ids = _ids(self.words, stream)
         fresh = np.flatnonzero(ids >= known)
         if len(fresh):  # words never seen: tokenize each once (ids come in order of first occurrence)
-            firsts = fresh[np.unique(ids[fresh], return_index=True)[1]]
-            self._add(ids[firsts], [word_pieces_13a(stream[at]) for at in firsts.tolist()])
+            for at in fresh[np.unique(ids[fresh], return_index=True)[1]].tolist():
+                self._add(int(ids[at]), word_pieces_13a(stream[at]))
         count = self._count[ids]
         if (count == 1).all():
             return self._flat[self._first[ids]]
@@ -112,19 +112,17 @@ class TokenIds:
         offsets = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
         return self._flat[np.repeat(self._first[ids], count) + offsets]
 
-    def _add(self, keys: np.ndarray, pieces: list[list[str]]) -> None:
-        """Store the piece ids of new words (``keys``, their word ids), all at once: a corpus brings thousands."""
-        counts = np.fromiter(map(len, pieces), np.int64, len(pieces))
-        flat = _ids(self.pieces, list(itertools.chain.from_iterable(pieces))).astype(np.uint64)
-        while int(keys.max()) >= len(self._first):
+    def _add(self, key: int, pieces: list[str]) -> None:
+        if key >= len(self._first):
             self._first = np.concatenate((self._first, np.zeros_like(self._first)))
             self._count = np.concatenate((self._count, np.ones_like(self._count)))
-        while self._used + len(flat) > len(self._flat):
+        while self._used + len(pieces) > len(self._flat):
             self._flat = np.concatenate((self._flat, np.zeros_like(self._flat)))
-        self._first[keys] = self._used + np.cumsum(counts) - counts
-        self._count[keys] = counts
-        self._flat[self._used : self._used + len(flat)] = flat
-        self._used += len(flat)
+        self._first[key] = self._used
+        self._count[key] = len(pieces)
+        for piece in pieces:
+            self._flat[self._used] = self.pieces[piece]
+            self._used += 1
 
 
 def _ids(vocab: dict[str, int], stream: list[str]) -> np.ndarray:
