@@ -45,12 +45,15 @@ def _timed(item: Any, number: int, side: str) -> TimedWord | None:
         word, start, end = item["word"], item.get("start"), item.get("end")
     else:
         return None
-    where = f"{side} word {number}"
-    if not isinstance(word, str) or len(word.split()) != 1:
-        raise ValueError(f"{where}: the word must be one word of text, got {word!r}")
-    begin, stop = to_micros(start, f"{where}: start"), to_micros(end, f"{where}: end")
+    # The messages are built only on an error: this runs for every word of every utterance.
+    if not isinstance(word, str) or word.split() != [word]:
+        raise ValueError(f"{side} word {number}: the word must be one word of text, got {word!r}")
+    try:
+        begin, stop = to_micros(start, "start"), to_micros(end, "end")
+    except ValueError as e:
+        raise ValueError(f"{side} word {number}: {e}") from None
     if stop < begin:
-        raise ValueError(f"{where} ({word!r}): end {end} is before start {start}")
+        raise ValueError(f"{side} word {number} ({word!r}): end {end} is before start {start}")
     return TimedWord(word, begin, stop)
 
 
