@@ -212,6 +212,10 @@ def test_cli_and_measure(tmp_path, capsys):
     assert "PnC_WER  55.56" in out and "case        2" in out
     page = (tmp_path / "rep" / "pnc_wer_report.html").read_text()
     assert "Error classes" in page and "case and punctuation" in page
+    page = tmp_path / "page.html"
+    assert main(["report", ref, hyp, "--metric", "pnc_wer", "-o", str(page), "--title", "PnC"]) == 0
+    assert "Error classes" in page.read_text() and "<h1>PnC</h1>" in page.read_text()
+    capsys.readouterr()
     assert main(["score", ref, hyp, "--metric", "per", "--marks", ".,?"]) == 0
     # u1: '.' deleted; u2: C=2 S=1: PER = (1 + 1) / (2 + 1 + 1) = 50 %
     assert "PER           50.00" in capsys.readouterr().out

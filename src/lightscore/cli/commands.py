@@ -142,6 +142,10 @@ def format_sets_comparison(summary: Mapping[str, Any]) -> str:
 
 def run_report(args: argparse.Namespace) -> int:
     """``lightscore report``: the HTML report of one system, or of two with their paired comparison."""
+    if args.metric == "pnc_wer":  # its own page: the word, case and punctuation classes (docs/recognition-practice.md)
+        from lightscore.cli.pnc_timing import run_pnc_report
+
+        return run_pnc_report(args)
     from lightscore.analysis.breakdown import speaker_table, top_errors
     from lightscore.offline.compare import check_same_ids, check_test_options, compare_scored, score_system
     from lightscore.report.html import write_report

@@ -20,7 +20,7 @@ from lightscore.cli.inputs import check_inputs
 from lightscore.cli.output import format_rows
 from lightscore.text.recognition.punctuation import mark_name
 
-__all__ = ["parse_tolerances", "run_pnc_timing_score"]
+__all__ = ["parse_tolerances", "run_pnc_report", "run_pnc_timing_score"]
 
 _COUNTS = ("cor", "sub", "del", "ins", "ref_len")  # PER_cor ... PER_ref_len; per mark, the first four
 _NAMES = {"per": "PunctuationErrorRate", "case_er": "CaseErrorRate", "pnc_wer": "PnCWER", "word_timing": "WordTiming"}
@@ -138,4 +138,25 @@ def run_pnc_timing_score(args: argparse.Namespace) -> int:
     _print_result(metric, result, args.hyp)
     if report is not None:
         print(f"report: {Path(report) / 'pnc_wer_report.html'}")
+    return 0
+
+
+def run_pnc_report(args: argparse.Namespace) -> int:
+    """``lightscore report REF HYP --metric pnc_wer -o PAGE``: PnC-WER's page (the error classes) for one system.
+
+    Raises:
+        ValueError: a second hypothesis (the page shows one system), or an input that cannot be scored.
+    """
+    from lightscore.metrics import PnCWER
+
+    if getattr(args, "hyp_b", None):
+        raise ValueError("the pnc_wer report shows one system: give REF HYP, not HYP_B")
+    check_inputs({"REF": args.ref, "HYP": args.hyp}, "report")
+    metric = PnCWER(**_options(args))
+    data = {"ref": args.ref, "hyp": args.hyp}
+    metric(data, "")
+    with metric.scoring_files(data):
+        title = "PnC-WER report" if args.title == "Error report" else args.title
+        metric.write_report_page(args.output, title=title, max_utterances=args.max_utterances)
+    print(f"report: {args.output}")
     return 0

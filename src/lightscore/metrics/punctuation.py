@@ -314,13 +314,25 @@ class PnCWER(_PnCCounting):
         return result
 
     def write_artifacts(self, test_dir: Path) -> None:
-        """With ``report_html``: ``pnc_wer_report.html``, the utterances re-read from ``artifact_inputs``.
+        """With ``report_html``: ``pnc_wer_report.html`` (`write_report_page`).
 
         Raises:
             OSError: the page cannot be written.
         """
-        if not self.report_html or self.artifact_inputs is None:
-            return
+        if self.report_html and self.artifact_inputs is not None:
+            self.write_report_page(test_dir / "pnc_wer_report.html")
+
+    def write_report_page(self, path: str | Path, title: str = "PnC-WER report", **options: Any) -> None:
+        """The HTML page: the summary, the error classes, the most frequent case and punctuation differences,
+        every utterance's alignment (a pair written differently shown as a substitution).
+
+        The utterances are re-read from ``artifact_inputs`` (inside `scoring_files`), after the state
+        is loaded; ``options`` go to the page writer (``max_utterances``...).
+
+        Raises:
+            OSError: the page cannot be written.
+        """
+        assert self.artifact_inputs is not None, "write_report_page runs inside scoring_files(data)"
         utterances, differences = [], Counter()
         for utt_id, row in self.iter_inputs(self.artifact_inputs, "ref", "hyp"):
             pairs = []
@@ -345,10 +357,11 @@ class PnCWER(_PnCCounting):
         hyp = self.artifact_inputs.get("hyp")
         system = Path(hyp).name if isinstance(hyp, (str, os.PathLike)) else "hyp"
         self.write_page(
-            test_dir / "pnc_wer_report.html",
+            path,
             [(system, result, utterances)],
-            title="PnC-WER report",
+            title=title,
             metric="PnC_WER",
             details={"settings": self.settings(), "normalized WER": round(result["WER"], 2)},
             top_errors={"Error classes": classes, "Case and punctuation differences": top},
+            **options,
         )
