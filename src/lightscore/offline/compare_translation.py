@@ -190,6 +190,9 @@ def compare_translation_sets(
     return sets_summary(key, per_set[sets[0].name]["settings"], ci, level, about, per_set, combined)
 
 
+_BLOCK = 1 << 22  # resampled segment counts held at once (32 MB of float64)
+
+
 class _Replicates:
     """Both systems' per-segment statistics of one set and their sums over sacrebleu's resamples.
 
@@ -203,11 +206,16 @@ class _Replicates:
         self.metric = scored[0][0]
         self.rows = [np.array(metric.sacrebleu_rows(), dtype=np.float64) for metric, _ in scored]
         n = len(self.rows[0])
-        picks = np.random.default_rng(seed).choice(n, size=(replicates, n), replace=True)
-        # how often each segment is drawn in each resample: the sums are one product
-        drawn = np.bincount((picks + n * np.arange(replicates)[:, None]).ravel(), minlength=replicates * n)
-        drawn = drawn.reshape(replicates, n).astype(np.float64)
-        self.sums = [drawn @ rows for rows in self.rows]
+        picks = np.random.default_rng(seed).choice(n, size=(replicates, n), replace=True)  # sacrebleu's call
+        self.sums = [np.empty((replicates, rows.shape[1])) for rows in self.rows]
+        step = max(1, _BLOCK // n)  # resamples counted at once: memory stays bounded on a large set
+        for start in range(0, replicates, step):
+            block = picks[start : start + step]
+            # how often each segment is drawn in each resample: the sums are one product
+            drawn = np.bincount((block + n * np.arange(len(block))[:, None]).ravel(), minlength=len(block) * n)
+            drawn = drawn.reshape(len(block), n).astype(np.float64)
+            for sums, rows in zip(self.sums, self.rows):
+                sums[start : start + len(block)] = drawn @ rows
 
     def scores(self, sums) -> Any:
         """The metric's score of each row of summed statistics."""
