@@ -152,6 +152,9 @@ def test_cli_ctm_pair_with_emission_and_measure(tmp_path, capsys):
     assert "start_within_20ms       66.67" in out and "latency_mean_ms         233.33" in out
     assert main(["score", ref, hyp, "--metric", "word_timing", "--marks", "."]) == 1
     assert "--marks is used by" in capsys.readouterr().err
+    (tmp_path / "emit3.scp").write_text("u1 0.6 1.1\nu2 1.3\nu9 2.0\n")
+    assert main(["score", ref, hyp, "--metric", "word_timing", "--emit", str(tmp_path / "emit3.scp")]) == 1
+    assert "utterance 'u9' is not in the reference" in capsys.readouterr().err
     test = tmp_path / "exp" / "dev"
     test.mkdir(parents=True)
     (test / "ref_words.scp").write_text(f"u1 {ref}\nu2 {ref}\n")
@@ -162,3 +165,15 @@ def test_cli_ctm_pair_with_emission_and_measure(tmp_path, capsys):
     config = {"inference_dir": str(tmp_path / "exp"), "metrics": [{"metric": entry, "inputs": inputs, "name": "wt"}]}
     result = measure(config)["wt"]["dev"]
     assert result["start_within_20ms"] == pytest.approx(200 / 3) and result["latency_p90_ms"] == pytest.approx(280.0)
+
+
+def test_word_timing_reads_seglst_lines_and_refuses_a_segment_of_several_words(tmp_path):
+    # an SCP value may be one line of SegLST JSON, one word per entry (as the callback's save_dir writes it)
+    line = '[{"speaker": "A", "start_time": 0.5, "end_time": 0.9, "words": "hi"}]'
+    m = WordTiming()
+    with m.feeding(["u1"]):
+        m.update(ref=[line], hyp=[[("hi", 0.55, 0.9)]])
+    assert m.compute()["start_offset_mean_ms"] == pytest.approx(50.0)
+    two = '[{"speaker": "A", "start_time": 0.5, "end_time": 0.9, "words": "hi there"}]'
+    with pytest.raises(RowError, match="a timed word holds one word, got 'hi there'"), m.feeding(["u1"]):
+        m.update(ref=[two], hyp=[[("hi", 0.55, 0.9)]])

@@ -79,6 +79,9 @@ def _timing_data(args: argparse.Namespace, tmp: str) -> dict[str, Any]:
         missing = [utt for utt in ids if utt not in emitted]
         if missing:
             raise ValueError(f"--emit {args.emit}: no emission times for utterance {missing[0]!r}")
+        extra = sorted(set(emitted) - set(ids))
+        if extra:
+            raise ValueError(f"--emit {args.emit}: utterance {extra[0]!r} is not in the reference {args.ref}")
         data["emit"] = write_scp(Path(tmp) / "emit.scp", ((utt, emitted[utt]) for utt in ids))
     return data
 
