@@ -226,3 +226,10 @@ def test_other_families_are_refused_across_sets(tmp_path, capsys):
     translation_sets(tmp_path)
     assert main(["compare", "--metric", "keywords", *set_args(tmp_path, ["dev", "test"])]) != 0
     assert "compare across test sets is for the error rates, the translation metrics" in capsys.readouterr().err
+
+
+def test_second_reference_is_refused_across_sets(tmp_path, capsys):
+    translation_sets(tmp_path)
+    ref2 = ["--ref2", str(tmp_path / "dev_ref.scp")]
+    assert main(["compare", "--metric", "bleu", *ref2, *set_args(tmp_path, ["dev", "test"])]) != 0
+    assert "--ref2 adds a reference to one set" in capsys.readouterr().err

@@ -70,6 +70,8 @@ def compare_family_sets(args: argparse.Namespace, sets: list) -> dict[str, Any]:
         from lightscore.analysis.mt_significance import SACREBLEU_SEED
         from lightscore.offline.compare_translation import compare_translation_sets
 
+        if args.ref2:
+            raise ValueError("--ref2 adds a reference to one set: across test sets each set has its one REF")
         options = _translation_options(args)
         return compare_translation_sets(args.metric, sets, seed=SACREBLEU_SEED, **options)
     from lightscore.offline.compare_meetings import compare_meeting_sets
