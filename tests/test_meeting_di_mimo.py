@@ -134,13 +134,37 @@ def test_dicp_equals_meeteval(ref, hyp, region) -> None:
     assert dicp_counts(ref, hyp, compiled=False) == ours
 
 
+SORTS = st.sampled_from(["segment", True, False])  # meeteval refuses "word" here (segments stay whole)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ref=session("r"), hyp=session("h"), region=REGION, collar=st.sampled_from([0.0, 0.5, 5.0]))
-def test_ditcp_equals_meeteval(ref, hyp, region, collar) -> None:
+@given(
+    ref=session("r"),
+    hyp=session("h"),
+    region=REGION,
+    collar=st.sampled_from([0.0, 0.5, 5.0]),
+    reference_sort=SORTS,
+    hypothesis_sort=SORTS,
+)
+def test_ditcp_equals_meeteval(ref, hyp, region, collar, reference_sort, hypothesis_sort) -> None:
+    """As DI-cpWER, with collars and the sort options: the same counts and assignment, or both refuse (True)."""
     ref, hyp, their_ref, their_hyp = with_region(ref, hyp, region)
-    theirs = greedy_di_tcp_word_error_rate(their_ref, their_hyp, collar=collar)
-    ours = ditcp_counts(ref, hyp, collar)
+    sorts = dict(reference_sort=reference_sort, hypothesis_sort=hypothesis_sort)
+    try:
+        theirs = greedy_di_tcp_word_error_rate(their_ref, their_hyp, collar=collar, **sorts)
+    except ValueError as e:
+        assert "contradicts" in str(e)
+        with pytest.raises(ValueError, match="contradicts the segment-level order"):
+            ditcp_counts(ref, hyp, collar, **sorts)
+        return
+    ours = ditcp_counts(ref, hyp, collar, **sorts)
     assert (*counts(ours), _names(ours.assignment)) == (*counts(theirs), tuple(theirs.assignment))
+
+
+def test_ditcp_refuses_the_word_sort() -> None:
+    with pytest.raises(ValueError, match="ditcpWER: hypothesis_sort 'word' is not supported"):
+        DITCPWER(collar=5, hypothesis_sort="word")
+    assert "reference_sort=False" in DITCPWER(collar=5, reference_sort=False).settings()
 
 
 def mimo_states(ref: list[Segment], hyp: list[Segment]) -> int:
@@ -262,7 +286,9 @@ def test_command_refuses_options_a_metric_does_not_take(tmp_path) -> None:
     files = [str(tmp_path / "ref.stm"), str(tmp_path / "ref.stm")]
     with pytest.raises(ValueError, match="--metric ditcpwer needs --collar"):
         main(["score", *files, "--metric", "ditcpwer", "--debug"])
-    with pytest.raises(ValueError, match=r"--reference-sort is used by tcpwer, not ditcpwer \(--metric ditcpwer\)"):
+    with pytest.raises(ValueError, match=r"--reference-sort is used by the time-constrained WERs, not dicpwer"):
+        main(["score", *files, "--metric", "dicpwer", "--reference-sort", "true", "--debug"])
+    with pytest.raises(ValueError, match="ditcpWER: reference_sort 'word' is not supported"):
         main(["score", *files, "--metric", "ditcpwer", "--collar", "5", "--reference-sort", "word", "--debug"])
     with pytest.raises(ValueError, match="--collar is used by the time-constrained WERs .*, not mimower"):
         main(["score", *files, "--metric", "mimower", "--collar", "5", "--debug"])

@@ -172,7 +172,7 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add("--no-use-ref-len", action="store_true", help="simul_latency: the target length is the hypothesis'")
     add("--collar", type=float, metavar="S", help="the time-constrained WERs (required), der, jer: seconds")
     add("--uem", metavar="FILE", help="meeting metrics: a UEM file, each session's scoring region (docs/meetings.md)")
-    sort = "tcpwer: meeteval's %s_sort (default: segment)"
+    sort = "tcpwer, ditcpwer, tcorcwer, greedy_tcorcwer: meeteval's %s_sort (default: segment)"
     add("--reference-sort", choices=MEETING_SORTS, metavar="SORT", help=sort % "reference")
     add("--hypothesis-sort", choices=MEETING_SORTS, metavar="SORT", help=sort % "hypothesis")
     add("--ref2", metavar="FILE", action="append", default=[], help="a further reference (translation; repeatable)")

@@ -78,8 +78,9 @@ class DITCPWER(TCPWER):
         format: The meeting files' format when the suffix does not tell.
         report_html: With an output dir, also write ``ditcpwer_report.html``.
         uem: A UEM file: the scoring region of the sessions it lists (meeteval's ``uem=``).
-
-    Segments are sorted by start time, meeteval's default; its other sorts are tcpWER's only here.
+        reference_sort: ``"segment"`` (default: by start time), True (the same, and an error when a speaker's
+            word times then run backwards) or False (as given); ``"word"`` is refused, as meeteval refuses it.
+        hypothesis_sort: The same for the hypothesis.
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import Segment
@@ -101,13 +102,20 @@ class DITCPWER(TCPWER):
         format: str | None = None,
         report_html: bool = False,
         uem: str | None = None,
+        reference_sort: str | bool = "segment",
+        hypothesis_sort: str | bool = "segment",
     ) -> None:
+        for option, value in (("reference_sort", reference_sort), ("hypothesis_sort", hypothesis_sort)):
+            if value == "word":  # meeteval's greedy search keeps every segment whole
+                raise ValueError(f"{self.name}: {option} 'word' is not supported (meeteval's): segments stay whole")
         super().__init__(
             collar,
             reference_pseudo_word_level_timing,
             hypothesis_pseudo_word_level_timing,
             format=format,
             report_html=report_html,
+            reference_sort=reference_sort,
+            hypothesis_sort=hypothesis_sort,
             uem=uem,
         )
 
@@ -123,6 +131,8 @@ class DITCPWER(TCPWER):
             self.collar,
             self.reference_pseudo_word_level_timing,
             self.hypothesis_pseudo_word_level_timing,
+            self.reference_sort,
+            self.hypothesis_sort,
         )
 
 

@@ -67,13 +67,15 @@ def ditcp_counts(
     collar: float,
     reference_pseudo_word_level_timing: str = "character_based",
     hypothesis_pseudo_word_level_timing: str = "character_based_points",
+    reference_sort: str | bool = "segment",
+    hypothesis_sort: str | bool = "segment",
     compiled: bool = True,
 ) -> DICounts:
     """DI-tcpWER counts of one session, equal to meeteval's ``greedy_di_tcp_word_error_rate``.
 
     As meeteval does, the greedy time-constrained ORC-WER runs with every option swapped with its side
-    (the collar then widens the reference words: the overlap test is the same either way). Segments
-    are sorted by start time (meeteval's default sort). Plain twin: ``compiled=False``.
+    (the collar then widens the reference words: the overlap test is the same either way).
+    Plain twin: ``compiled=False``.
 
     Args:
         ref_segments: The reference segments (``speaker``, ``start``, ``end``, ``words``).
@@ -81,10 +83,16 @@ def ditcp_counts(
         collar: Seconds a hypothesis word may stray from the reference word it pairs with.
         reference_pseudo_word_level_timing: How reference segments' times are split among their words.
         hypothesis_pseudo_word_level_timing: The same for the hypothesis.
+        reference_sort: ``"segment"`` (default: by start time), True (the same, and an error when a speaker's
+            word times then run backwards) or False (as given); meeteval refuses ``"word"`` here.
+        hypothesis_sort: The same for the hypothesis.
         compiled: False runs the plain twin of the greedy sweeps.
 
     Returns:
         The session's `DICounts`.
+
+    Raises:
+        ValueError: a sort of ``"word"``; a sort of True and word times that run backwards.
 
     >>> from lightscore.segments import Segment
     >>> ref = [Segment("A", 0, 1, "a"), Segment("A", 1, 2, "b"), Segment("B", 2, 3, "c"), Segment("B", 3, 4, "d")]
@@ -99,6 +107,8 @@ def ditcp_counts(
         collar,
         reference_pseudo_word_level_timing=hypothesis_pseudo_word_level_timing,
         hypothesis_pseudo_word_level_timing=reference_pseudo_word_level_timing,
+        reference_sort=hypothesis_sort,
+        hypothesis_sort=reference_sort,
         compiled=compiled,
     )
     return _swapped(orc, ref_segments)
