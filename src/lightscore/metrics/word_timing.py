@@ -30,7 +30,7 @@ from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
 from lightscore.metrics.error_rate_options import check_choice, check_type
 from lightscore.segments import SegmentError, as_segments
-from lightscore.text.recognition.timing import TimedWord, matched_pairs, share_within, summary_ms, to_micros
+from lightscore.text.recognition.timing import TimedWord, count_within, matched_pairs, summary_ms, to_micros
 
 __all__ = ["WordTiming"]
 
@@ -99,7 +99,9 @@ class WordTiming(BaseMetric):
     Outputs (times in milliseconds): ``matched_words``, ``ref_words``, ``hyp_words``; for ``start`` and
     ``end``: ``<side>_offset_mean_ms``, ``_median_ms``, ``_p90_ms`` (of the absolute offsets),
     ``<side>_bias_ms`` (mean signed offset, hypothesis - reference) and ``<side>_within_<t>ms`` (percentage
-    of matched words whose absolute offset is at most t ms); with ``emission``: ``latency_mean_ms``,
+    of matched words whose absolute offset is at most t ms), ``<side>_precision_<t>ms`` and ``_recall_<t>ms``
+    (those words over the hypothesis words, and over the reference words: Canary's timestamp precision
+    and recall); with ``emission``: ``latency_mean_ms``,
     ``latency_median_ms``, ``latency_p90_ms`` (emission time - reference end, signed). Percentiles are
     numpy's (linear interpolation).
 
@@ -135,7 +137,8 @@ class WordTiming(BaseMetric):
         for side in ("start", "end"):
             outputs += [Field(f"{side}_offset_{s}_ms", "number") for s in ("mean", "median", "p90")]
             outputs += [Field(f"{side}_bias_ms", "number")]
-            outputs += [Field(f"{side}_within_{t}ms", "number") for t in self.tolerances]
+            for t in self.tolerances:
+                outputs += [Field(f"{side}_{kind}_{t}ms", "number") for kind in ("within", "precision", "recall")]
         if emission:
             outputs += [Field(f"latency_{s}_ms", "number") for s in ("mean", "median", "p90")]
         self.outputs = tuple(outputs)
@@ -201,7 +204,12 @@ class WordTiming(BaseMetric):
             stats = summary_ms([abs(v) for v in offsets])
             result.update({f"{side}_offset_{s}_ms": v for s, v in stats.items()})
             result[f"{side}_bias_ms"] = sum(offsets) / len(offsets) / 1000
-            result.update({f"{side}_within_{t}ms": share_within(offsets, t) for t in self.tolerances})
+            for t in self.tolerances:
+                hits = count_within(offsets, t)
+                result[f"{side}_within_{t}ms"] = 100.0 * hits / self.matched
+                # Canary's timestamp precision and recall: a word counts when it matches and is on time.
+                result[f"{side}_precision_{t}ms"] = 100.0 * hits / self.hyp_words
+                result[f"{side}_recall_{t}ms"] = 100.0 * hits / self.ref_words
         if self.emission:
             result.update({f"latency_{s}_ms": v for s, v in summary_ms(self.latencies).items()})
         return result

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["MICROS", "TimedWord", "matched_pairs", "share_within", "summary_ms", "to_micros"]
+__all__ = ["MICROS", "TimedWord", "count_within", "matched_pairs", "summary_ms", "to_micros"]
 
 MICROS = 1_000_000
 
@@ -91,13 +91,11 @@ def summary_ms(values_us: Sequence[int]) -> dict[str, float]:
     return {"mean": sum(values_us) / len(values_us) / 1000, "median": float(median) / 1000, "p90": float(p90) / 1000}
 
 
-def share_within(values_us: Sequence[int], tolerance_ms: float) -> float:
-    """The percentage of values whose size is at most ``tolerance_ms`` (a value on the boundary is within).
+def count_within(values_us: Sequence[int], tolerance_ms: int) -> int:
+    """How many values are at most ``tolerance_ms`` in size (a value on the boundary is within).
 
-    >>> share_within([0, 50_000, -50_001, 120_000], 50)
-    50.0
+    >>> count_within([0, 50_000, -50_001, 120_000], 50)
+    2
     """
-    if not values_us:
-        return float("nan")
-    limit = round(tolerance_ms * 1000)
-    return 100.0 * sum(abs(v) <= limit for v in values_us) / len(values_us)
+    limit = tolerance_ms * 1000
+    return sum(abs(v) <= limit for v in values_us)
