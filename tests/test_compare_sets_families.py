@@ -233,3 +233,9 @@ def test_second_reference_is_refused_across_sets(tmp_path, capsys):
     ref2 = ["--ref2", str(tmp_path / "dev_ref.scp")]
     assert main(["compare", "--metric", "bleu", *ref2, *set_args(tmp_path, ["dev", "test"])]) != 0
     assert "--ref2 adds a reference to one set" in capsys.readouterr().err
+
+
+def test_purity_and_coverage_are_refused(tmp_path, capsys):
+    meeting_sets(tmp_path)
+    assert main(["compare", "--metric", "purity_coverage", *set_args(tmp_path, ["dev", "eval"], "rttm")]) != 0
+    assert "comparing systems needs one rate per session" in capsys.readouterr().err
