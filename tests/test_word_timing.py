@@ -111,7 +111,8 @@ def test_word_timing_hand_worked():
 
 def test_word_timing_reads_ctm_files_by_utterance(tmp_path):
     (tmp_path / "ref.ctm").write_text("u1 1 0.00 0.40 hi\nu1 1 0.50 0.40 there\nu2 1 0.0 1.0 yes\n")
-    (tmp_path / "hyp.ctm").write_text("u1 1 0.02 0.40 hi\nu1 1 0.60 0.40 there\nu2 1 0.0 1.2 yes\n")
+    # the hypothesis ctm out of time order: its words are sorted by start, as hubscr sorts a ctm
+    (tmp_path / "hyp.ctm").write_text("u1 1 0.60 0.40 there\nu2 1 0.0 1.2 yes\nu1 1 0.02 0.40 hi\n")
     (tmp_path / "ref.scp").write_text(f"u1 {tmp_path}/ref.ctm\nu2 {tmp_path}/ref.ctm\n")
     (tmp_path / "hyp.scp").write_text(f"u1 {tmp_path}/hyp.ctm\nu2 {tmp_path}/hyp.ctm\n")
     # start offsets 20, 100, 0 ms; end offsets 20, 100, 200 ms

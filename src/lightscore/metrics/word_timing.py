@@ -10,8 +10,9 @@ hypothesis word's emission time and reports the latency: emission time - the mat
 A row's words, in a training step: a list of ``(word, start, end)`` tuples, or of dicts with ``word``,
 ``start`` and ``end`` (NeMo's word timestamps), times in seconds. In an SCP file (``measure()``): a ctm file
 holding the utterance (its lines whose first field is the utterance id: ``utt 1 0.50 0.25 hello``) or one
-line of SegLST JSON with one word per entry (`lightscore.segments`). Emission times: a list of seconds per
-utterance, or in an SCP file ``utt 0.62 1.10 ...``, one per hypothesis word in order.
+line of SegLST JSON with one word per entry (`lightscore.segments`), its words taken in time order.
+Emission times: a list of seconds per utterance, or in an SCP file ``utt 0.62 1.10 ...``, one per
+hypothesis word in the order the words are taken.
 
 >>> m = WordTiming(tolerances=(50,))
 >>> m.update(ref=[[("a", 0.0, 0.4), ("b", 0.5, 0.9)]], hyp=[[("a", 0.03, 0.45), ("b", 0.5, 1.0)]])
@@ -78,7 +79,8 @@ def timed_words(value: Any, utt_id: str | None, side: str) -> list[TimedWord]:
         raise ValueError(f"{side} {value!r}: a file needs the utterance id: feed the batch with its ids")
     segments = as_segments(value, utt_id or "row", side=side)
     result = []
-    for segment in segments:
+    # A file's words in time order, as hubscr sorts a ctm before scoring it (stable: ties keep file order).
+    for segment in sorted(segments, key=lambda s: s.start):
         if len(segment.words.split()) != 1:
             raise ValueError(f"{side} line {segment.line}: a timed word holds one word, got {segment.words!r}")
         result.append(TimedWord(segment.words, round(segment.start * 1e6), round(segment.end * 1e6)))
