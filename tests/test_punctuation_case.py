@@ -9,11 +9,13 @@ punctuation, or both). The splits over two metric instances are merged and compa
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lightscore.metrics import WER, CaseErrorRate, PnCWER, PunctuationErrorRate
+from lightscore.text.recognition.edit_path import edit_path, edit_paths
 from lightscore.text.recognition.pnc_words import pnc_counts, pnc_words
 from lightscore.text.recognition.punctuation import punctuation_counts, punctuation_counts_batch
 
@@ -239,3 +241,18 @@ def test_cli_and_measure(tmp_path, capsys):
     assert results["case"]["dev"]["CaseER"] == 37.5
     per = results["lightscore.metrics.punctuation.PunctuationErrorRate"]["dev"]
     assert per["PER"] == 50.0 and "PER_exclamation" not in per and per["PER_exclamation_cor"] == 0
+
+
+_MATRIX = st.tuples(st.integers(0, 6), st.integers(0, 6)).flatmap(
+    lambda shape: st.lists(st.integers(0, 3), min_size=shape[0] * shape[1], max_size=shape[0] * shape[1]).map(
+        lambda cells: np.array(cells, dtype=np.int64).reshape(shape)
+    )
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_MATRIX, max_size=8), st.integers(1, 3), st.integers(1, 3), st.integers(1, 120))
+def test_batched_paths_equal_the_plain_path(pairs, gap, group, cells):
+    # any pair costs and gap, in groups of any size and cell budget: the same path as the plain table
+    plain = [edit_path(p.tolist(), p.shape[1], gap) for p in pairs]
+    assert edit_paths(pairs, gap, group=group, cells=cells) == plain

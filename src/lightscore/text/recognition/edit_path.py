@@ -9,7 +9,7 @@ insertion, then a deletion, walking back from the end), so the counts are the on
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -85,7 +85,26 @@ def walk_back(cost: Sequence[Sequence[int]], pair: Sequence[Sequence[int]], gap:
     return path
 
 
-def edit_paths(pairs: Sequence[np.ndarray], gap: int = 1, group: int = 256) -> list[list[tuple[int, int]]]:
+def _groups(order: list[int], pairs: Sequence[np.ndarray], group: int, cells: int) -> Iterator[list[int]]:
+    """Runs of ``order`` of at most ``group`` utterances whose padded tables hold at most ``cells`` cells
+    (one longer utterance alone), so memory stays bounded whatever the batch holds."""
+    members: list[int] = []
+    rows = cols = 0
+    for k in order:
+        n, m = pairs[k].shape
+        wider_rows, wider_cols = max(rows, n), max(cols, m)
+        if members and (len(members) >= group or (len(members) + 1) * (wider_rows + 1) * (wider_cols + 1) > cells):
+            yield members
+            members, wider_rows, wider_cols = [], n, m
+        members.append(k)
+        rows, cols = wider_rows, wider_cols
+    if members:
+        yield members
+
+
+def edit_paths(
+    pairs: Sequence[np.ndarray], gap: int = 1, group: int = 256, cells: int = 2_000_000
+) -> list[list[tuple[int, int]]]:
     """`edit_path` of many utterances: the cost tables filled a row at a time for a group of utterances at once.
 
     Fast path; plain twin: `edit_path` (tests/test_punctuation_case.py holds them equal). The utterances are
@@ -95,18 +114,20 @@ def edit_paths(pairs: Sequence[np.ndarray], gap: int = 1, group: int = 256) -> l
     Args:
         pairs: Per utterance, its ``n_ref x n_hyp`` integer array of pair costs.
         gap: The cost of a deletion or an insertion.
-        group: How many utterances share one padded table.
+        group: How many utterances share one padded table at most.
+        cells: How many cells a group's padded table holds at most (about 16 bytes each).
 
     Returns:
         Each utterance's path, in the order given.
 
     >>> edit_paths([np.array([[0, 1], [1, 1]]), np.zeros((0, 2), dtype=int)])
     [[(0, 0), (1, 1)], [(-1, 0), (-1, 1)]]
+    >>> edit_paths([np.array([[0, 1], [1, 1]]), np.zeros((0, 2), dtype=int)], cells=9)  # one table per group
+    [[(0, 0), (1, 1)], [(-1, 0), (-1, 1)]]
     """
     paths: list[list[tuple[int, int]]] = [[] for _ in pairs]
     order = sorted(range(len(pairs)), key=lambda k: pairs[k].shape)
-    for first in range(0, len(order), group):
-        members = order[first : first + group]
+    for members in _groups(order, pairs, group, cells):
         rows = max(pairs[k].shape[0] for k in members)
         cols = max(pairs[k].shape[1] for k in members)
         padded = np.zeros((len(members), rows, cols), dtype=np.int64)
