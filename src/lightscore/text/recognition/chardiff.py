@@ -69,52 +69,93 @@ def char_cost_matrix(ref: Sequence[str], hyp: Sequence[str]) -> list[list[float]
     return (distances / np.maximum.outer(ref_lengths, hyp_lengths) * 1.5).tolist()
 
 
-def _cost_table(ref: Sequence[str], hyp: Sequence[str], chardiff: bool, limit: float = math.inf) -> list[list[float]]:
-    """The summed-cost table: ``table[i][j]`` is the least cost of aligning ``ref[:i]`` with ``hyp[:j]``.
+def _band(n_ref: int, n_hyp: int, limit: float) -> tuple[int, int]:
+    """The least and the greatest ``j - i`` of a cell a path of cost <= ``limit`` can cross.
 
-    Only the cells a path of cost <= ``limit`` can cross are filled (the rest are infinite): every path
-    through ``(i, j)`` costs at least ``|i - j| + |(n_ref - i) - (n_hyp - j)|`` (each word left unpaired
-    costs 1), so with ``limit`` an upper bound on the cost of the path walked back (`align_words`), the
-    cells it visits and compares hold their exact values. ``limit=inf`` fills the whole table.
+    Every path through ``(i, j)`` costs at least ``|i - j| + |(n_ref - i) - (n_hyp - j)|`` (each word left
+    unpaired costs 1). With ``limit`` an upper bound on the cost of the path walked back (`align_words`), the
+    cells it visits and compares lie in the band, and so do the cells of their least-cost paths from the start:
+    a table filled in the band alone holds their exact values. ``limit=inf`` is the whole table.
 
-    >>> _cost_table(["a", "b"], ["b"], False)[0]
-    [[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]]
+    >>> _band(3, 5, 2), _band(3, 5, math.inf)
+    ((0, 2), (-3, 5))
+    """
+    if math.isinf(limit):
+        return -n_ref, n_hyp
+    delta = n_hyp - n_ref
+    return math.ceil((delta - limit) / 2), math.floor((delta + limit) / 2)
+
+
+def _unit_table(ref: Sequence[str], hyp: Sequence[str], limit: float = math.inf) -> list[list[int]]:
+    """The summed-cost table with unit costs (``table[i][j]``: the least cost of aligning ``ref[:i]`` with
+    ``hyp[:j]``), filled in the band of ``limit`` (`_band`); the other cells hold a cost no path reaches.
+
+    Integers throughout: the standard alignment's table is most of its time, and integer cells are about twice
+    as fast as `_char_table`'s floats.
+
+    >>> _unit_table(["a", "b"], ["b"])
+    [[0, 1], [1, 1], [2, 1]]
     """
     n_ref, n_hyp = len(ref), len(hyp)
-    delta = n_hyp - n_ref
-    low = -n_ref if math.isinf(limit) else math.ceil((delta - limit) / 2)  # the band of j - i
-    high = n_hyp if math.isinf(limit) else math.floor((delta + limit) / 2)
-    char_costs = char_cost_matrix(ref, hyp) if chardiff else []
-    infinity = math.inf
-    first = [infinity] * (n_hyp + 1)
+    low, high = _band(n_ref, n_hyp, limit)
+    unreached = [n_ref + n_hyp + 1] * (n_hyp + 1)  # more than any path costs: never close to a cell's cost
+    row = unreached[:]
     for j in range(0, min(n_hyp, high) + 1):
-        first[j] = float(j)
-    table = [first]
+        row[j] = j
+    table = [row]
     for i in range(1, n_ref + 1):
-        above = table[-1]
-        row = [infinity] * (n_hyp + 1)
-        j_low, j_high = max(0, i + low), min(n_hyp, i + high)
-        if j_low == 0:
-            row[0] = float(i)
+        above, row = row, unreached[:]
+        j_low, j_high = i + low, min(n_hyp, i + high)
+        if j_low <= 0:
+            row[0] = i
             j_low = 1
         left = row[j_low - 1]
-        # the row's pair costs in one slice or comprehension: a call per cell would be most of the cell's time
-        if chardiff:
-            steps = char_costs[i - 1][j_low - 1 : j_high]
-        else:
-            word = ref[i - 1]
-            steps = [word != h for h in hyp[j_low - 1 : j_high]]
-        for j, step in enumerate(steps, start=j_low):
-            # as texterrors adds: up + 1, left + 1, diagonal + pair cost
-            best = above[j] + 1.0
-            if left + 1.0 < best:
-                best = left + 1.0
-            diagonal = above[j - 1] + step
+        word = ref[i - 1]
+        for j in range(j_low, j_high + 1):
+            best = above[j] + 1
+            if left + 1 < best:
+                best = left + 1
+            diagonal = above[j - 1] + (word != hyp[j - 1])
             if diagonal < best:
                 best = diagonal
             row[j] = left = best
         table.append(row)
-    return table, char_costs
+    return table
+
+
+def _char_table(costs: list[list[float]], n_hyp: int, limit: float = math.inf) -> list[list[float]]:
+    """The summed-cost table with the pair costs ``costs`` (`char_cost_matrix`), filled in the band of ``limit``.
+
+    The float sums are texterrors' own: up + 1, left + 1, diagonal + pair cost.
+
+    >>> _char_table([[0.75], [1.5]], 1)
+    [[0.0, 1.0], [1.0, 0.75], [2.0, 1.75]]
+    """
+    n_ref = len(costs)
+    low, high = _band(n_ref, n_hyp, limit)
+    unreached = [math.inf] * (n_hyp + 1)
+    row = unreached[:]
+    for j in range(0, min(n_hyp, high) + 1):
+        row[j] = float(j)
+    table = [row]
+    for i in range(1, n_ref + 1):
+        above, row = row, unreached[:]
+        j_low, j_high = i + low, min(n_hyp, i + high)
+        if j_low <= 0:
+            row[0] = float(i)
+            j_low = 1
+        left = row[j_low - 1]
+        steps = costs[i - 1]
+        for j in range(j_low, j_high + 1):
+            best = above[j] + 1.0
+            if left + 1.0 < best:
+                best = left + 1.0
+            diagonal = above[j - 1] + steps[j - 1]
+            if diagonal < best:
+                best = diagonal
+            row[j] = left = best
+        table.append(row)
+    return table
 
 
 def path_cost(ref: Sequence[str], hyp: Sequence[str], chardiff: bool) -> float:
@@ -160,7 +201,11 @@ def align_words(ref: Sequence[str], hyp: Sequence[str], chardiff: bool = False) 
     # character-aware), plus texterrors' tolerance on each step
     distance = Levenshtein.distance(ref[:n], hyp[:m])
     limit = distance + 1e-9 if not chardiff else 1.5 * distance + TOLERANCE * (n + m) + 1e-9
-    table, char_costs = _cost_table(ref[:n], hyp[:m], chardiff, limit)
+    if chardiff:
+        char_costs = char_cost_matrix(ref[:n], hyp[:m])
+        table: list[list[float]] | list[list[int]] = _char_table(char_costs, m, limit)
+    else:
+        table = _unit_table(ref[:n], hyp[:m], limit)
     pairs: list[tuple[str | None, str | None]] = [(ref[k], hyp[m + k - n]) for k in range(n + suffix - 1, n - 1, -1)]
     cost = 0.0
     i, j = n, m
