@@ -68,6 +68,19 @@ def meeting_row(rng: random.Random) -> dict:
 FAMILIES: dict[str, tuple[Callable[[random.Random], dict], list[tuple[str, dict]]]] = {
     "latency": (latency_row, [("SimulLatency", {})]),
     "reseg": (talk_row, [("Resegmented", {"metric": "bleu"})]),
+    "meeting": (
+        meeting_row,
+        [
+            ("GreedyORCWER", {}),
+            ("TCORCWER", {"collar": 1.0}),
+            ("GreedyTCORCWER", {"collar": 1.0}),
+            ("DICPWER", {}),
+            ("DITCPWER", {"collar": 1.0}),
+            ("MIMOWER", {}),
+            ("DER", {"collar": 0.25, "overlap": "skip"}),
+            ("PurityCoverage", {"collar": 0.25}),
+        ],
+    ),
 }
 
 
