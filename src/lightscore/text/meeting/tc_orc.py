@@ -39,7 +39,8 @@ TimedWord = tuple[Any, float, float]
 
 @njit(cache=True)
 def _reach(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each word: the latest start from it on, and the latest end up to it (from 0): how far its words reach."""
+    """For each word: the earliest start from it on (no later than the last end) and the latest end up to it
+    (from 0). meeteval bounds its windows with these, so that words out of time order are still reached."""
     n = len(starts)
     latest_end = np.empty(n)
     earliest_start = np.empty(n)
