@@ -111,11 +111,16 @@ def test_classes_case_word_and_both():
     # matched pairs 5 (all but the/a), case differs in 2 of them: CaseER = 2 / 5 = 40 %.
     rows = [("The cat sat on the mat.", "the cat sat on a Mat")]
     r = _result(PnCWER, rows)
-    assert (r["word_errors"], r["case_errors"], r["punct_errors"], r["case_punct_errors"]) == (1, 1, 0, 1)
-    assert r["PnC_WER"] == 50.0 and r["WER"] == pytest.approx(100 / 6)
+    assert (r["PnC_word_errors"], r["PnC_case_errors"], r["PnC_punct_errors"], r["PnC_case_punct_errors"]) == (
+        1,
+        1,
+        0,
+        1,
+    )
+    assert r["PnC_WER"] == 50.0 and r["PnC_normalized_WER"] == pytest.approx(100 / 6)
     assert (r["PnC_WER_sub"], r["PnC_WER_hit"], r["PnC_WER_ref_len"]) == (3, 3, 6)
-    assert r["word_share"] == pytest.approx(100 / 3) and r["case_punct_share"] == pytest.approx(100 / 3)
-    assert _result(CaseErrorRate, rows) == {"CaseER": 40.0, "case_errors": 2, "matched_words": 5}
+    assert r["PnC_word_share"] == pytest.approx(100 / 3) and r["PnC_case_punct_share"] == pytest.approx(100 / 3)
+    assert _result(CaseErrorRate, rows) == {"CaseER": 40.0, "CaseER_errors": 2, "CaseER_matched_words": 5}
 
 
 def test_classes_punctuation_insertion_and_lone_marks():
@@ -125,9 +130,14 @@ def test_classes_punctuation_insertion_and_lone_marks():
     # N = 4 + 2 + 2 = 8; errors: word 1, punct 4: PnC-WER = 5 / 8 = 62.5 %; WER = 1 / 8 = 12.5 %
     rows = [("Well, I think so.", "Well I think so?"), ("Hello there", "Hello, there friend"), ("yes - no", "yes no")]
     r = _result(PnCWER, rows)
-    assert (r["word_errors"], r["case_errors"], r["punct_errors"], r["case_punct_errors"]) == (1, 0, 4, 0)
-    assert (r["PnC_WER"], r["WER"], r["PnC_WER_ins"]) == (62.5, 12.5, 1)
-    assert r["punct_share"] == 80.0
+    assert (r["PnC_word_errors"], r["PnC_case_errors"], r["PnC_punct_errors"], r["PnC_case_punct_errors"]) == (
+        1,
+        0,
+        4,
+        0,
+    )
+    assert (r["PnC_WER"], r["PnC_normalized_WER"], r["PnC_WER_ins"]) == (62.5, 12.5, 1)
+    assert r["PnC_punct_share"] == 80.0
 
 
 def test_ties_prefer_the_pair_written_alike():
@@ -141,7 +151,7 @@ def test_marks_option_keeps_other_punctuation_in_the_word():
     # marks '.' only: 'Hello,' keeps its comma in the core, so Hello,/Hello is a word substitution;
     # world./world differs by the mark: punct. N = 2: PnC-WER = 2 / 2 = 100 %, WER = 1 / 2 = 50 %.
     r = _result(PnCWER, [("Hello, world.", "Hello world")], marks=".")
-    assert (r["word_errors"], r["punct_errors"], r["PnC_WER"], r["WER"]) == (1, 1, 100.0, 50.0)
+    assert (r["PnC_word_errors"], r["PnC_punct_errors"], r["PnC_WER"], r["PnC_normalized_WER"]) == (1, 1, 100.0, 50.0)
 
 
 _WORDS = st.sampled_from(["a", "A", "a.", "b", "B,", "b?", "c", "C.", "don't", "Don't!", "-", "¿c"])
@@ -176,9 +186,9 @@ def test_pnc_wer_between_the_normalized_and_the_written_wer_and_per_twins(rows, 
     word = normalized.substitutions + normalized.deletions + normalized.insertions
     raw = written.substitutions + written.deletions + written.insertions
     pnc_errors = r["PnC_WER_sub"] + r["PnC_WER_del"] + r["PnC_WER_ins"]
-    assert r["word_errors"] == word
+    assert r["PnC_word_errors"] == word
     assert word <= raw <= pnc_errors
-    assert pnc_errors == sum(r[f"{k}_errors"] for k in ("word", "case", "punct", "case_punct"))
+    assert pnc_errors == sum(r[f"PnC_{k}_errors"] for k in ("word", "case", "punct", "case_punct"))
     # PER's fast path (the tables of the batch filled together) equals its plain twin, cell by cell
     for fold in (False, True):
         plain = [punctuation_counts(r, h, ".,?!-", fold) for r, h in rows]
@@ -211,7 +221,7 @@ def test_cli_and_measure(tmp_path, capsys):
     out = capsys.readouterr().out
     # u1: word 1, case 1, both 1 (N 6); u2: the maybe?/Maybe? pair differs in case, No,/No. in punctuation (N 3)
     # PnC-WER = (1 + 2 + 1 + 1) / 9 = 55.56 %
-    assert "PnC_WER  55.56" in out and "case        2" in out
+    assert "PnC_WER             55.56" in out and "case        2" in out
     page = (tmp_path / "rep" / "pnc_wer_report.html").read_text()
     assert "Error classes" in page and "case and punctuation" in page
     page = tmp_path / "page.html"

@@ -69,8 +69,8 @@ def test_word_timing_equals_numpy_on_known_shifts(generated, cut):
             _feed(WordTiming(emission=True), rows).compute()
         return
     r = _feed(WordTiming(emission=True), rows).compute()
-    assert r["matched_words"] == starts.size
-    assert r["ref_words"] == sum(len(ref) for ref, _, _ in rows)
+    assert r["timing_matched_words"] == starts.size
+    assert r["timing_ref_words"] == sum(len(ref) for ref, _, _ in rows)
     for side, shifts in (("start", starts), ("end", ends)):
         size = np.abs(shifts)
         assert r[f"{side}_offset_mean_ms"] == pytest.approx(size.mean(), abs=1e-9)
@@ -79,8 +79,8 @@ def test_word_timing_equals_numpy_on_known_shifts(generated, cut):
         assert r[f"{side}_bias_ms"] == pytest.approx(shifts.mean(), abs=1e-9)
         for t in (50, 100, 200):
             assert r[f"{side}_within_{t}ms"] == pytest.approx(100 * np.mean(size <= t))
-            assert r[f"{side}_precision_{t}ms"] == pytest.approx(100 * np.sum(size <= t) / r["hyp_words"])
-            assert r[f"{side}_recall_{t}ms"] == pytest.approx(100 * np.sum(size <= t) / r["ref_words"])
+            assert r[f"{side}_precision_{t}ms"] == pytest.approx(100 * np.sum(size <= t) / r["timing_hyp_words"])
+            assert r[f"{side}_recall_{t}ms"] == pytest.approx(100 * np.sum(size <= t) / r["timing_ref_words"])
     assert r["latency_mean_ms"] == pytest.approx(lats.mean(), abs=1e-9)
     assert r["latency_median_ms"] == pytest.approx(np.median(lats), abs=1e-9)
     assert r["latency_p90_ms"] == pytest.approx(np.percentile(lats, 90), abs=1e-9)
@@ -102,7 +102,7 @@ def test_word_timing_hand_worked():
         hyp=[[{"word": "a", "start": 0.03, "end": 0.45}, {"word": "x", "start": 0.5, "end": 0.9}, ("c", 0.9, 1.62)]],
     )
     r = m.compute()
-    assert (r["matched_words"], r["start_offset_mean_ms"], r["start_offset_median_ms"]) == (2, 65.0, 65.0)
+    assert (r["timing_matched_words"], r["start_offset_mean_ms"], r["start_offset_median_ms"]) == (2, 65.0, 65.0)
     assert r["start_offset_p90_ms"] == pytest.approx(93.0) and r["start_bias_ms"] == -35.0
     assert (r["start_within_50ms"], r["end_within_50ms"], r["end_bias_ms"]) == (50.0, 50.0, 85.0)
     # precision and recall: 1 word on time (a) of 3 hypothesis and of 3 reference words

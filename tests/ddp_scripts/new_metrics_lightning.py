@@ -46,6 +46,30 @@ def talk_row(rng: random.Random) -> dict:
     return {"ref": json.dumps(segments), "hyp": hyp}
 
 
+def written(rng: random.Random) -> str:
+    """A sentence as a punctuating, casing recogniser writes it."""
+    words = [rng.choice(("the", "The", "cat", "Cat", "sat")) + rng.choice(("", "", ",", ".", "?")) for _ in range(4)]
+    return " ".join(words[: rng.randint(1, 4)])
+
+
+def pnc_row(rng: random.Random) -> dict:
+    return {"ref": written(rng), "hyp": written(rng)}
+
+
+def timed_words(rng: random.Random, shift: float) -> list[Segment]:
+    words, t = [], 0.0
+    for word in rng.sample(WORDS, rng.randint(1, 5)):
+        words.append(Segment("A", round(t + shift, 3), round(t + shift + 0.3, 3), word))
+        t += 0.4
+    return words
+
+
+def timing_row(rng: random.Random) -> dict:
+    ref = timed_words(random.Random(rng.random()), 0.0)
+    hyp = timed_words(random.Random(rng.random()), rng.choice((0.0, 0.04, 0.12, 0.3)))
+    return {"ref": ref, "hyp": hyp, "emit": [w.end + rng.choice((0.1, 0.5)) for w in hyp]}
+
+
 def turns(rng: random.Random, prefix: str) -> list[Segment]:
     """1-3 speakers with turns that may overlap one another and themselves (DER merges a speaker's own)."""
     out = []
@@ -68,6 +92,8 @@ def meeting_row(rng: random.Random) -> dict:
 FAMILIES: dict[str, tuple[Callable[[random.Random], dict], list[tuple[str, dict]]]] = {
     "latency": (latency_row, [("SimulLatency", {})]),
     "reseg": (talk_row, [("Resegmented", {"metric": "bleu"})]),
+    "pnc": (pnc_row, [("PunctuationErrorRate", {}), ("CaseErrorRate", {}), ("PnCWER", {})]),
+    "timing": (timing_row, [("WordTiming", {"emission": True})]),
     "meeting": (
         meeting_row,
         [

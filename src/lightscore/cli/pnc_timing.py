@@ -90,10 +90,10 @@ def _print_result(metric: Any, result: Mapping[str, Any], hyp: str) -> None:
     """The result as sections of ``name value`` rows: the rate first, then the classes or marks."""
     print(f"{metric.name}  {Path(hyp).name}")
     if metric.name == "PnC_WER":
-        rates = [[key, result[key]] for key in ("PnC_WER", "WER")]
+        rates = [[key, result[key]] for key in ("PnC_WER", "PnC_normalized_WER")]
         classes = [["class", "errors", "share %"]]
         for key in ("word", "case", "punct", "case_punct"):
-            classes.append([key, result[f"{key}_errors"], result.get(f"{key}_share", "-")])
+            classes.append([key, result[f"PnC_{key}_errors"], result.get(f"PnC_{key}_share", "-")])
         print(format_rows(rates))
         print("error classes")
         print(format_rows(classes))

@@ -8,7 +8,7 @@ works examples through. Rates are percentages, as lightscore's WER.
 >>> m = PnCWER()
 >>> m.update(ref=["Hello, world."], hyp=["hello world."])
 >>> r = m.compute()
->>> r["PnC_WER"], r["WER"], r["case_punct_errors"]
+>>> r["PnC_WER"], r["PnC_normalized_WER"], r["PnC_case_punct_errors"]
 (50.0, 0.0, 1)
 """
 
@@ -219,14 +219,14 @@ class CaseErrorRate(_PnCCounting):
     >>> m = CaseErrorRate()
     >>> m.update(ref=["The cat sat on the Mat."], hyp=["the cat sat on a mat"])
     >>> m.compute()
-    {'CaseER': 40.0, 'case_errors': 2, 'matched_words': 5}
+    {'CaseER': 40.0, 'CaseER_errors': 2, 'CaseER_matched_words': 5}
     """
 
     name: ClassVar[str] = "CaseER"
     outputs = (
         Field("CaseER", "number", label="Case error rate (%)"),
-        Field("case_errors", "number"),
-        Field("matched_words", "number"),
+        Field("CaseER_errors", "number"),
+        Field("CaseER_matched_words", "number"),
     )
 
     def compute(self) -> dict[str, float]:
@@ -238,17 +238,17 @@ class CaseErrorRate(_PnCCounting):
         if self.matched == 0:
             raise ValueError("CaseER: no reference word matched a hypothesis word (case-insensitively)")
         errors = self.case + self.case_punct
-        return {"CaseER": _pct(errors, self.matched), "case_errors": errors, "matched_words": self.matched}
+        return {"CaseER": _pct(errors, self.matched), "CaseER_errors": errors, "CaseER_matched_words": self.matched}
 
 
 class PnCWER(_PnCCounting):
     """WER with punctuation and case kept, beside the normalized WER, and its errors split into classes.
 
     On the alignment of `lightscore.text.recognition.pnc_words` (words folded, marks peeled off):
-    ``WER`` counts the word errors only; ``PnC_WER`` counts each matched word written differently (case,
-    punctuation, or both) as one more substitution. The classes ``word_errors``, ``case_errors``,
-    ``punct_errors`` and ``case_punct_errors`` add up to PnC_WER's errors; ``*_share`` is each class's
-    percentage of them.
+    ``PnC_normalized_WER`` counts the word errors only; ``PnC_WER`` counts each matched word written differently
+    (case, punctuation, or both) as one more substitution. The classes ``PnC_word_errors``, ``PnC_case_errors``,
+    ``PnC_punct_errors`` and ``PnC_case_punct_errors`` add up to PnC_WER's errors; ``PnC_*_share`` is each
+    class's percentage of them. (Every output starts with ``PnC_``, so PnCWER shares a callback with WER.)
 
     Args:
         marks: The characters peeled off the ends of each word; None (default) for every Unicode
@@ -259,7 +259,7 @@ class PnCWER(_PnCCounting):
     >>> m = PnCWER()
     >>> m.update(ref=["The cat sat.", "Yes, it did!"], hyp=["the bat sat.", "Yes it did!"])
     >>> r = m.compute()
-    >>> r["PnC_WER"], r["WER"], r["word_errors"], r["case_errors"], r["punct_errors"]
+    >>> r["PnC_WER"], r["PnC_normalized_WER"], r["PnC_word_errors"], r["PnC_case_errors"], r["PnC_punct_errors"]
     (50.0, 16.666666666666668, 1, 1, 1)
     """
 
@@ -271,15 +271,15 @@ class PnCWER(_PnCCounting):
         Field("PnC_WER_ins", "number"),
         Field("PnC_WER_hit", "number"),
         Field("PnC_WER_ref_len", "number"),
-        Field("WER", "number", label="WER, normalized (%)"),
-        Field("word_errors", "number"),
-        Field("case_errors", "number"),
-        Field("punct_errors", "number"),
-        Field("case_punct_errors", "number"),
-        Field("word_share", "number", optional=True),  # the shares: absent when there is no error
-        Field("case_share", "number", optional=True),
-        Field("punct_share", "number", optional=True),
-        Field("case_punct_share", "number", optional=True),
+        Field("PnC_normalized_WER", "number", label="WER, normalized (%)"),
+        Field("PnC_word_errors", "number"),
+        Field("PnC_case_errors", "number"),
+        Field("PnC_punct_errors", "number"),
+        Field("PnC_case_punct_errors", "number"),
+        Field("PnC_word_share", "number", optional=True),  # the shares: absent when there is no error
+        Field("PnC_case_share", "number", optional=True),
+        Field("PnC_punct_share", "number", optional=True),
+        Field("PnC_case_punct_share", "number", optional=True),
     )
 
     def __init__(self, marks: str | None = ALL_PUNCTUATION, report_html: bool = False) -> None:
@@ -307,10 +307,10 @@ class PnCWER(_PnCCounting):
             "PnC_WER_ins": self.insertions,
             "PnC_WER_hit": self.matched - differ,
             "PnC_WER_ref_len": n,
-            "WER": _pct(word, n),
+            "PnC_normalized_WER": _pct(word, n),
         }
-        result.update({f"{k}_errors": v for k, v in classes.items()})
-        result.update(_rates({f"{k}_share": (v, errors) for k, v in classes.items()}))
+        result.update({f"PnC_{k}_errors": v for k, v in classes.items()})
+        result.update(_rates({f"PnC_{k}_share": (v, errors) for k, v in classes.items()}))
         return result
 
     def write_artifacts(self, test_dir: Path) -> None:
@@ -350,7 +350,11 @@ class PnCWER(_PnCCounting):
         result = self.compute()
         labels = {WORD: "word", CASE: "case", PUNCT: "punctuation", CASE_PUNCT: "case and punctuation"}
         classes = [
-            {"class": labels[k], "errors": result[f"{k}_errors"], "share %": round(result.get(f"{k}_share", 0.0), 2)}
+            {
+                "class": labels[k],
+                "errors": result[f"PnC_{k}_errors"],
+                "share %": round(result.get(f"PnC_{k}_share", 0.0), 2),
+            }
             for k in (WORD, CASE, PUNCT, CASE_PUNCT)
         ]
         top = [{"class": labels[k], "ref": r, "hyp": h, "count": n} for (k, r, h), n in differences.most_common(20)]
@@ -361,7 +365,7 @@ class PnCWER(_PnCCounting):
             [(system, result, utterances)],
             title=title,
             metric="PnC_WER",
-            details={"settings": self.settings(), "normalized WER": round(result["WER"], 2)},
+            details={"settings": self.settings(), "normalized WER": round(result["PnC_normalized_WER"], 2)},
             top_errors={"Error classes": classes, "Case and punctuation differences": top},
             **options,
         )

@@ -17,7 +17,7 @@ hypothesis word in the order the words are taken.
 >>> m = WordTiming(tolerances=(50,))
 >>> m.update(ref=[[("a", 0.0, 0.4), ("b", 0.5, 0.9)]], hyp=[[("a", 0.03, 0.45), ("b", 0.5, 1.0)]])
 >>> r = m.compute()
->>> r["matched_words"], r["start_offset_mean_ms"], r["end_offset_p90_ms"], r["end_within_50ms"]
+>>> r["timing_matched_words"], r["start_offset_mean_ms"], r["end_offset_p90_ms"], r["end_within_50ms"]
 (2, 15.0, 95.0, 50.0)
 """
 
@@ -98,7 +98,8 @@ def _emission(value: Any, count: int) -> list[int]:
 class WordTiming(BaseMetric):
     """Start and end offsets of matched words, the share within tolerances, and emission latency.
 
-    Outputs (times in milliseconds): ``matched_words``, ``ref_words``, ``hyp_words``; for ``start`` and
+    Outputs (times in milliseconds): ``timing_matched_words``, ``timing_ref_words``, ``timing_hyp_words``
+    (named apart from other metrics' word counts, so one callback can hold them all); for ``start`` and
     ``end``: ``<side>_offset_mean_ms``, ``_median_ms``, ``_p90_ms`` (of the absolute offsets),
     ``<side>_bias_ms`` (mean signed offset, hypothesis - reference) and ``<side>_within_<t>ms`` (percentage
     of matched words whose absolute offset is at most t ms), ``<side>_precision_<t>ms`` and ``_recall_<t>ms``
@@ -135,7 +136,7 @@ class WordTiming(BaseMetric):
         self.inputs = (Field("ref", "segments"), Field("hyp", "segments"))
         if emission:
             self.inputs += (Field("emit", "number"),)  # a list of seconds per row, not one number
-        outputs = [Field(name, "number") for name in ("matched_words", "ref_words", "hyp_words")]
+        outputs = [Field(name, "number") for name in ("timing_matched_words", "timing_ref_words", "timing_hyp_words")]
         for side in ("start", "end"):
             outputs += [Field(f"{side}_offset_{s}_ms", "number") for s in ("mean", "median", "p90")]
             outputs += [Field(f"{side}_bias_ms", "number")]
@@ -200,8 +201,8 @@ class WordTiming(BaseMetric):
         """
         if self.matched == 0:
             raise ValueError("WordTiming: no hypothesis word matched a reference word")
-        result: dict[str, float] = {"matched_words": self.matched, "ref_words": self.ref_words}
-        result["hyp_words"] = self.hyp_words
+        result: dict[str, float] = {"timing_matched_words": self.matched, "timing_ref_words": self.ref_words}
+        result["timing_hyp_words"] = self.hyp_words
         for side, offsets in (("start", self.start_offsets), ("end", self.end_offsets)):
             stats = summary_ms([abs(v) for v in offsets])
             result.update({f"{side}_offset_{s}_ms": v for s, v in stats.items()})
