@@ -15,7 +15,16 @@ from meeting_strategies import session
 
 from lightscore.core.batch import feed
 from lightscore.metrics.meeting import CPWER, ORCWER, TCPWER
-from lightscore.segments import Segment, SegmentError, as_segments, dumps, read_rttm, read_stm, write_session_scps
+from lightscore.segments import (
+    Segment,
+    SegmentError,
+    as_segments,
+    check_speaker_overlap,
+    dumps,
+    read_rttm,
+    read_stm,
+    write_session_scps,
+)
 from lightscore.text.meeting.assignment import cp_counts, orc_counts
 
 meeteval = pytest.importorskip("meeteval")
@@ -332,8 +341,12 @@ def test_bad_files_and_options_are_named(tmp_path) -> None:
     (tmp_path / "sys.rttm").write_text(
         "SPEAKER s1 1 0.0 2.0 <NA> <NA> A <NA> <NA>\nSPEAKER s1 1 1.5 1.0 <NA> <NA> A <NA> <NA>\n"
     )
+    # Issue 39: a speaker overlapping itself is read as written (DER merges it as md-eval does) ...
+    turns = read_rttm(tmp_path / "sys.rttm")["s1"]
+    assert [(s.speaker, s.start, s.end) for s in turns] == [("A", 0.0, 2.0), ("A", 1.5, 2.5)]
+    # ... and refused only where a caller asks for it, naming the file, line and session.
     with pytest.raises(SegmentError, match=r"sys.rttm line 2 \(session 's1'\): speaker 'A' overlaps itself"):
-        read_rttm(tmp_path / "sys.rttm")
+        check_speaker_overlap(turns, str(tmp_path / "sys.rttm"), "s1")
     (tmp_path / "ref.scp").write_text(f"s1 {tmp_path / 'ref.stm'}\ns7 {tmp_path / 'ref.stm'}\n")
     with pytest.raises(ValueError, match=r"utterance 's7' .*tcpWER: .*ref.stm \(session 's7'\): the file has no"):
         TCPWER(collar=5)({"ref": tmp_path / "ref.scp", "hyp": tmp_path / "ref.scp"}, "dev")
