@@ -1,6 +1,6 @@
 """Keywords, OOVs and oracle WER: lightscore against texterrors 1.1.9 (C++ core), side by side, same numbers.
 
-    python benchmarks/bench_keywords.py [--utterances 20000] [--repeats 3] [--nbest 4]
+    python benchmarks/bench_keywords.py [--utterances 20000] [--repeats 5] [--nbest 4]
 
 The corpus is benchmarks/corpus.py's (20,000 utterances of 5-60 words, Zipf words, 8% substitutions, 2% deletions
 and insertions). The keyword list is every 10th word of frequency ranks 100-2,000 (190 words: about half the
@@ -100,7 +100,7 @@ def nbest_lists(refs, hyps, nbest, seed):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--utterances", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--nbest", type=int, default=4)
     args = parser.parse_args()
     header("Keywords, OOVs and oracle WER against texterrors 1.1.9")
