@@ -90,8 +90,10 @@ def char_ids(sides: Sequence[Sequence[str]]) -> Sides:
     for side in sides:
         points.append(np.frombuffer("".join(side).encode("utf-32-le"), dtype=np.uint32))
         lengths.append(np.fromiter(map(len, side), dtype=np.int64, count=len(side)))
-    # A table over all code points ranks the characters present without sorting them.
-    present = np.zeros(0x110000, dtype=bool)
+    # A table up to the largest code point present ranks the characters without sorting them (not over all
+    # of Unicode: a 1,000-segment batch of ASCII text would fill and sum a 1.1M-entry table for 128 entries).
+    top = max((int(p.max()) for p in points if len(p)), default=0)
+    present = np.zeros(top + 1, dtype=bool)
     for p in points:
         present[p] = True
     rank = np.cumsum(present, dtype=np.int64) - 1
