@@ -90,6 +90,15 @@ def test_alignment_equals_texterrors(chardiff, ref, hyp):
     assert aligned.cost == pytest.approx(cost, abs=1e-9)
 
 
+@pytest.mark.parametrize("chardiff", [False, True])
+@settings(max_examples=60, deadline=None)
+@given(ref=st.lists(st.sampled_from(VOCAB[:6]), max_size=16), hyp=st.lists(st.sampled_from(VOCAB[:6]), max_size=16))
+def test_band_equals_whole_table(chardiff, ref, hyp):
+    """The fast path (a common suffix paired at once, the table filled in a band) and its plain twin (the whole
+    table), on few words so that ties abound."""
+    assert align_words(ref, hyp, chardiff) == align_words(ref, hyp, chardiff, whole=True)
+
+
 # texterrors' README and its tests/test_functions.py: the WERs they document, from both alignments.
 DOCUMENTED = [
     (
