@@ -126,10 +126,14 @@ def _oracle_wer(args: argparse.Namespace, hyps: Sequence[str]) -> int:
         result = metric({"ref": args.ref, **{f"hyp{k}": h for k, h in enumerate(hyps, 1)}}, "")
     else:
         lists = read_nbest(hyps[0])
-        refs = {utt_id: (number, value) for number, utt_id, value in read_scp(args.ref)}
-        for utt_id in lists:
+        refs: dict[str, tuple[int, str]] = {}
+        for number, utt_id, value in read_scp(args.ref):
+            if utt_id in refs:
+                raise ValueError(f"{args.ref}:{number}: utterance {utt_id!r} repeats line {refs[utt_id][0]}")
+            refs[utt_id] = (number, value)
+        for number, utt_id, _ in read_scp(hyps[0]):
             if utt_id not in refs:
-                raise ValueError(f"{hyps[0]}: utterance {utt_id!r} is not in REF {args.ref}")
+                raise ValueError(f"{hyps[0]}:{number}: utterance {utt_id!r} is not in REF {args.ref}")
         for utt_id, (number, _) in refs.items():
             if utt_id not in lists:
                 raise ValueError(f"{args.ref}:{number}: utterance {utt_id!r} has no hypothesis in {hyps[0]}")
