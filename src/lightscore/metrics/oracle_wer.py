@@ -107,10 +107,10 @@ class OracleWER(BaseMetric):
         """
         if self.ref_words == 0:
             raise ValueError(f"{self.name}: no reference word was scored")
-        errors = self.cost_nano / NANO
+        errors = self.cost_nano / NANO  # WER_rank1 takes the same steps: equal costs give equal rates
         result = {
             "oracle_WER": 100.0 * errors / self.ref_words,
-            "WER_rank1": 100.0 * self.rank1_cost_nano / NANO / self.ref_words,
+            "WER_rank1": 100.0 * (self.rank1_cost_nano / NANO) / self.ref_words,
             "oracle_errors": int(errors) if self.cost_nano % NANO == 0 else errors,
             "ref_words": self.ref_words,
             "utterances": self.utterances,
