@@ -211,6 +211,11 @@ def test_per_utterance_biasing_lists():
     # utterance 1: paris hit, anna missed (both listed); utterance 2: anna not listed there
     assert (result["keywords_count"], result["keywords_predicted"]) == (2, 1)
     assert result["B_WER"] == 50.0 and result["U_WER"] == 0.0
+    alone = KeywordErrorRate()  # no file: the utterances' own lists alone
+    alone.update(
+        ref=["fly to paris with anna", "anna stays"], hyp=["fly to paris with ana", "anna stays"], keywords=["anna", ""]
+    )
+    assert alone.keyword_table() == [("anna", 0, 1, 0)] and alone.compute()["B_WER"] == 100.0
 
 
 def test_merge_states_equals_one_instance():

@@ -20,7 +20,7 @@ from pathlib import Path
 from lightscore.core.contract import Field
 from lightscore.core.metric import BaseMetric
 from lightscore.metrics.error_rate_options import check_type
-from lightscore.text.recognition.keywords import KEYWORD_COUNTS, keyword_counts, read_word_list
+from lightscore.text.recognition.keywords import KEYWORD_COUNTS, WordLists, keyword_counts, read_word_list
 
 __all__ = ["KeywordErrorRate"]
 
@@ -100,7 +100,9 @@ class KeywordErrorRate(BaseMetric):
         # this rank's rows stay one per keyword: folded here, concatenated by a merge, summed by keyword_table
         hits = {word: [h, m, fa] for word, h, m, fa in self.keyword_table()}
         for row, (r, h) in enumerate(zip(ref, hyp)):
-            listed = self.keywords if keywords is None else self.keywords.union(keywords[row].split())
+            own = frozenset(keywords[row].split()) if keywords is not None else frozenset()
+            # the file's list is not copied per utterance: it may hold thousands of words
+            listed = WordLists(self.keywords, own) if own and self.keywords else own or self.keywords
             for k, value in enumerate(keyword_counts(r.split(), h.split(), listed, self.oov, self.chardiff, hits)):
                 totals[k] += value
         for name, value in zip(KEYWORD_COUNTS, totals):

@@ -31,6 +31,7 @@ from lightscore.text.recognition.chardiff import align_words
 
 __all__ = [
     "KEYWORD_COUNTS",
+    "WordLists",
     "keyword_counts",
     "oov_char_errors",
     "read_word_list",
@@ -165,7 +166,7 @@ def oov_char_errors(pairs: Sequence[tuple[str | None, str | None]], oov: frozens
 def keyword_counts(
     ref: Sequence[str],
     hyp: Sequence[str],
-    keywords: frozenset[str] | set[str],
+    keywords: frozenset[str] | set[str] | WordLists,
     oov: frozenset[str] | set[str] = frozenset(),
     chardiff: bool = False,
     hits: dict[str, list[int]] | None = None,
@@ -239,10 +240,25 @@ def keyword_counts(
     )
 
 
-def keyword_set(*lists: Iterable[str]) -> frozenset[str]:
-    """The union of keyword lists (a file's and an utterance's).
+class WordLists:
+    """Membership in either of two word sets without copying them: a file's long list and an utterance's own.
 
-    >>> sorted(keyword_set({"a"}, "b c".split()))
-    ['a', 'b', 'c']
+    Holds what `keyword_counts` asks of its ``keywords``: ``in`` and ``isdisjoint``.
+
+    >>> listed = WordLists(frozenset({"paris"}), frozenset({"anna"}))
+    >>> "anna" in listed, "bob" in listed, listed.isdisjoint(["call", "bob"]), listed.isdisjoint(["paris"])
+    (True, False, True, False)
     """
-    return frozenset().union(*lists)
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: frozenset[str], second: frozenset[str]) -> None:
+        self.first, self.second = first, second
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.first or word in self.second
+
+    def isdisjoint(self, words: Iterable[str]) -> bool:
+        """True when no word of ``words`` is in either set."""
+        words = list(words)
+        return self.first.isdisjoint(words) and self.second.isdisjoint(words)
