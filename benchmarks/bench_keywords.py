@@ -69,7 +69,7 @@ def texterrors_numbers(stats) -> tuple:
 
 
 def lightscore_numbers(result) -> tuple:
-    keys = ("WER", "keyword_recall", "keyword_precision", "OOV_WER", "OOV_CER")
+    keys = ("keywords_WER", "keyword_recall", "keyword_precision", "OOV_WER", "OOV_CER")
     return tuple(round(result[key], 6) for key in keys)
 
 

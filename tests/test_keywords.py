@@ -140,7 +140,7 @@ DOCUMENTED = [
 def test_texterrors_documented_wers(ref, hyp, chardiff, wer):
     metric = KeywordErrorRate(chardiff=chardiff)
     metric.update(ref=[ref], hyp=[hyp])
-    assert round(metric.compute()["WER"], 2) == wer
+    assert round(metric.compute()["keywords_WER"], 2) == wer
     ref_aligned, hyp_aligned, _ = texterrors.align_texts(ref.split(), hyp.split(), use_chardiff=chardiff)
     assert [(r or "<eps>", h or "<eps>") for r, h in align_words(ref.split(), hyp.split(), chardiff).pairs] == list(
         zip(ref_aligned, hyp_aligned)
@@ -187,7 +187,7 @@ def test_b_wer_u_wer_by_hand():
     metric = KeywordErrorRate(keywords=["beyonce", "adele"])
     metric.update(ref=["play song by beyonce now"], hyp=["play son by beyond now adele"])
     result = metric.compute()
-    assert result["WER"] == 60.0
+    assert result["keywords_WER"] == 60.0
     assert result["B_WER"] == 200.0 and result["U_WER"] == 25.0
     assert (result["biased_ref"], result["biased_errors"], result["unbiased_ref"], result["unbiased_errors"]) == (
         1,
@@ -273,7 +273,7 @@ def test_cli_equals_texterrors_command(tmp_path, write_scp_file, capsys):
         out = capsys.readouterr().out
         assert status == 0
         printed = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
-        assert float(printed["WER"]) == pytest.approx(summary["wer"], abs=0.005)
+        assert float(printed["keywords_WER"]) == pytest.approx(summary["wer"], abs=0.005)
         assert float(printed["keyword_recall"]) == pytest.approx(summary["keyword_recall"], abs=5e-5)
         assert float(printed["keyword_precision"]) == pytest.approx(summary["keyword_precision"], abs=5e-5)
         assert float(printed["OOV_CER"]) == pytest.approx(summary["oov_cer"], abs=0.005)

@@ -46,6 +46,13 @@ def talk_row(rng: random.Random) -> dict:
     return {"ref": json.dumps(segments), "hyp": hyp}
 
 
+def keyword_row(rng: random.Random) -> dict:
+    """An utterance with its own biasing list, and a 3-best list whose second hypothesis is sometimes the best."""
+    ref = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+    nbest = [" ".join(w if rng.random() > 0.3 else rng.choice(WORDS) for w in ref.split()) for _ in range(3)]
+    return {"ref": ref, "hyp": nbest[0], "hyp1": nbest[0], "hyp2": nbest[1], "hyp3": nbest[2], "keywords": "cat d"}
+
+
 def written(rng: random.Random) -> str:
     """A sentence as a punctuating, casing recogniser writes it."""
     words = [rng.choice(("the", "The", "cat", "Cat", "sat")) + rng.choice(("", "", ",", ".", "?")) for _ in range(4)]
@@ -92,6 +99,10 @@ def meeting_row(rng: random.Random) -> dict:
 FAMILIES: dict[str, tuple[Callable[[random.Random], dict], list[tuple[str, dict]]]] = {
     "latency": (latency_row, [("SimulLatency", {})]),
     "reseg": (talk_row, [("Resegmented", {"metric": "bleu"})]),
+    "keywords": (
+        keyword_row,
+        [("KeywordErrorRate", {"keywords": ["the"], "oov": ["cat"]}), ("OracleWER", {"nbest": 3}), ("WER", {})],
+    ),
     "pnc": (pnc_row, [("PunctuationErrorRate", {}), ("CaseErrorRate", {}), ("PnCWER", {})]),
     "timing": (timing_row, [("WordTiming", {"emission": True})]),
     "meeting": (

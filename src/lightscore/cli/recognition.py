@@ -76,13 +76,13 @@ def _write_report(metric: Any, result: Mapping[str, float], data: Mapping[str, s
             counts[{"C": "hit", "S": "sub", "D": "del", "I": "ins"}[mark]] += 1
             pairs.append((r, h, mark))
         utterances.append((utt_id, pairs))
-    page_result = {"WER": result["WER"], **{f"WER_{k}": v for k, v in counts.items()}}
-    page_result["WER_ref_len"] = result["ref_words"]
+    page_result = {"WER": result["keywords_WER"], **{f"WER_{k}": v for k, v in counts.items()}}
+    page_result["WER_ref_len"] = result["keywords_ref_words"]
     rows = [{"keyword": k, "hits": h, "misses": m, "false alarms": f} for k, h, m, f in metric.keyword_table()]
     folder.mkdir(parents=True, exist_ok=True)
     metric.write_artifacts(folder)
     details = {"settings": metric.settings(), "reference": data["ref"], "hypothesis": data["hyp"]}
-    details.update({k: f"{v:.4g}" for k, v in result.items() if k != "WER" and isinstance(v, float)})
+    details.update({k: f"{v:.4g}" for k, v in result.items() if k != "keywords_WER" and isinstance(v, float)})
     metric.write_page(
         folder / "report.html",
         [(Path(data["hyp"]).name, page_result, utterances)],

@@ -7,8 +7,10 @@ the report. The alignment is texterrors' (``chardiff=True``: its ``--use-chardif
 ``--keywords-f`` and ``--oov-list-f`` output. The keyword list is a file, a list of words, or per utterance the
 optional ``keywords`` input (a biasing list; its words are added to the file's for that utterance).
 
-Rates are percentages (WER, B_WER, U_WER, OOV_WER, OOV_CER); recall, precision and F1 fractions, as texterrors
-prints them. A rate whose denominator is 0 is left out of the result (texterrors prints -1 or nothing).
+Rates are percentages (keywords_WER, B_WER, U_WER, OOV_WER, OOV_CER); recall, precision and F1 fractions, as
+texterrors prints them. A rate whose denominator is 0 is left out of the result (texterrors prints -1 or nothing).
+The WER and the two word counts every error rate has are named ``keywords_WER``, ``keywords_ref_words`` and
+``keywords_errors``, so the metric shares a callback with `lightscore.metrics.WER`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from lightscore.metrics.error_rate_options import check_type
 from lightscore.text.recognition.keywords import KEYWORD_COUNTS, WordLists, keyword_counts, read_word_list
 
 __all__ = ["KeywordErrorRate"]
+
+# The counts whose plain names another metric's outputs use too: their output names (the states keep the plain ones).
+_OUTPUT_NAMES = {"ref_words": "keywords_ref_words", "errors": "keywords_errors"}
 
 WordList = str | os.PathLike | Iterable[str] | None
 
@@ -58,7 +63,7 @@ class KeywordErrorRate(BaseMetric):
     >>> m = KeywordErrorRate(keywords=["anna", "paris"], oov=["anna"])
     >>> m.update(ref=["call anna in paris"], hyp=["call ana in paris now"])
     >>> r = m.compute()
-    >>> r["WER"], r["B_WER"], r["U_WER"], r["keyword_recall"], r["keyword_precision"], r["OOV_CER"]
+    >>> r["keywords_WER"], r["B_WER"], r["U_WER"], r["keyword_recall"], r["keyword_precision"], r["OOV_CER"]
     (50.0, 50.0, 50.0, 0.5, 1.0, 25.0)
     >>> m.keyword_table()
     [('anna', 0, 1, 0), ('paris', 1, 0, 0)]
@@ -67,7 +72,7 @@ class KeywordErrorRate(BaseMetric):
     name = "keywords"
     inputs = (Field("ref", "text"), Field("hyp", "text"), Field("keywords", "text", optional=True))
     outputs = (
-        Field("WER", "number"),
+        Field("keywords_WER", "number"),
         Field("B_WER", "number", label="B-WER (biasing-list words)", optional=True),
         Field("U_WER", "number", label="U-WER (other words)", optional=True),
         Field("keyword_recall", "number", optional=True),
@@ -75,7 +80,7 @@ class KeywordErrorRate(BaseMetric):
         Field("keyword_f1", "number", optional=True),
         Field("OOV_WER", "number", optional=True),
         Field("OOV_CER", "number", optional=True),
-        *(Field(count, "number") for count in KEYWORD_COUNTS),
+        *(Field(_OUTPUT_NAMES.get(count, count), "number") for count in KEYWORD_COUNTS),
     )
 
     def __init__(self, keywords: WordList = None, oov: WordList = None, chardiff: bool = False) -> None:
@@ -130,7 +135,7 @@ class KeywordErrorRate(BaseMetric):
         """
         if self.ref_words == 0:
             raise ValueError(f"{self.name}: no reference word was scored")
-        result: dict[str, float] = {"WER": 100.0 * self.errors / self.ref_words}
+        result: dict[str, float] = {"keywords_WER": 100.0 * self.errors / self.ref_words}
         rates = {
             "B_WER": (self.biased_errors, self.biased_ref),
             "U_WER": (self.unbiased_errors, self.unbiased_ref),
@@ -148,7 +153,7 @@ class KeywordErrorRate(BaseMetric):
             result["keyword_precision"] = precision
         if recall is not None and precision is not None:
             result["keyword_f1"] = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
-        result.update({count: getattr(self, count) for count in KEYWORD_COUNTS})
+        result.update({_OUTPUT_NAMES.get(count, count): getattr(self, count) for count in KEYWORD_COUNTS})
         return result
 
     def settings(self) -> str:

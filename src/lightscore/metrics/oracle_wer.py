@@ -62,8 +62,8 @@ class OracleWER(BaseMetric):
             Field("oracle_WER", "number"),
             Field("WER_rank1", "number"),
             Field("oracle_errors", "number"),
-            Field("ref_words", "number"),
-            Field("utterances", "number"),
+            Field("oracle_ref_words", "number"),
+            Field("oracle_utterances", "number"),
             *(Field(f"picked_rank{k}", "number") for k in range(1, nbest + 1)),
         )
         self.add_state("cost_nano", 0, "sum")
@@ -112,8 +112,8 @@ class OracleWER(BaseMetric):
             "oracle_WER": 100.0 * errors / self.ref_words,
             "WER_rank1": 100.0 * (self.rank1_cost_nano / NANO) / self.ref_words,
             "oracle_errors": int(errors) if self.cost_nano % NANO == 0 else errors,
-            "ref_words": self.ref_words,
-            "utterances": self.utterances,
+            "oracle_ref_words": self.ref_words,
+            "oracle_utterances": self.utterances,
         }
         result.update({f"picked_rank{k}": getattr(self, f"picked_rank{k}") for k in range(1, self.nbest + 1)})
         return result
