@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lightscore.offline.compare_sets import TestSet, checked_sets, naming_set, sets_summary
-from lightscore.report.scoreboard import MACRO, POOLED
 from lightscore.text.choices import TRANSLATION_METRICS
+
+if TYPE_CHECKING:
+    from lightscore.offline.compare_sets import TestSet
 
 __all__ = ["compare_translation_sets", "compare_translations", "score_translation", "translation_metric"]
 
@@ -161,6 +162,7 @@ def compare_translation_sets(
         OSError: a file that cannot be read (named with its set).
     """
     from lightscore.analysis.bootstrap import check_replicates
+    from lightscore.offline.compare_sets import checked_sets, naming_set, sets_summary  # numpy: when sets are compared
 
     check_replicates(bootstrap, ci, level)
     sets = checked_sets(sets)
@@ -279,6 +281,7 @@ def _combined(key: str, scored: list[Sequence[tuple]], replicated: list[_Replica
     import numpy as np
 
     from lightscore.analysis.verdict import verdict
+    from lightscore.report.scoreboard import MACRO, POOLED
 
     first = replicated[0]
     higher = _higher_is_better(first.metric)
