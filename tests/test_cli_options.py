@@ -29,6 +29,16 @@ REFUSED = [  # command, metric, and the option it does not read
     ["compare", "--metric", "bleu", "--bootstrap", "50"],
     ["compare", "--metric", "bleu", "--level", "0.01"],
     ["compare", "--metric", "chrf", "--seed", "3"],
+    ["score", "--metric", "wer", "--computation-aware"],  # issues 39-41's options, each refused elsewhere
+    ["score", "--metric", "bleu", "--latency-source", "text"],
+    ["score", "--metric", "dicpwer", "--resegment"],
+    ["score", "--metric", "ter", "--talks", "map.scp"],
+    ["score", "--metric", "wer", "--uem", "dev.uem"],
+    ["score", "--metric", "cpwer", "--reference-sort", "word"],
+    ["score", "--metric", "wer", "--keywords", "kw.txt"],
+    ["score", "--metric", "per", "--chardiff"],
+    ["score", "--metric", "wer", "--marks", ".,"],
+    ["score", "--metric", "pnc_wer", "--tolerances", "50"],
 ]
 
 

@@ -1,5 +1,6 @@
 """Issues 39-41's metrics are exact across ranks: a real 2-process gloo Lightning run equals 1 process, and
-``measure()`` over the same rows as SCP files equals both, in one process and under torchrun.
+``measure()`` over the same rows as SCP files equals both, in one process and under torchrun, as does ``measure()``
+over the files the callbacks saved.
 
 One launch of each kind covers every new family (tests/ddp_scripts/new_metrics_lightning.py) to keep the
 suite's multi-process cost at one Lightning pair and one torchrun.
@@ -76,6 +77,13 @@ def test_two_gloo_ranks_equal_one_and_measure_under_torchrun(tmp_path) -> None:
         assert json.loads((tmp_path / "2" / f"rank{rank}.json").read_text())["results"] == one
     config = write_files(tmp_path / "files")
     assert flat(measure(str(config))) == one
+    # What each callback saved (text, segments, numbers) scores the same offline.
+    for family, (_, metrics) in run_script.FAMILIES.items():
+        saved = tmp_path / "1" / "saved" / family
+        entries = [{"metric": {"_target_": f"lightscore.metrics.{name}", **options}} for name, options in metrics]
+        results = measure({"inference_dir": str(saved), "metrics": entries})
+        again = {f"val/{family}/{k}": v for per_test in results.values() for k, v in per_test["validate"].items()}
+        assert again == {k: v for k, v in one.items() if k.startswith(f"val/{family}/")}, family
     torchrun = [str(BIN / "torchrun"), "--standalone", "--nproc_per_node=2", "--no-python", str(BIN / "lightscore")]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     done = subprocess.run([*torchrun, "measure", str(config)], env=env, capture_output=True, text=True, timeout=300)

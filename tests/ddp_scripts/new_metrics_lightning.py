@@ -3,8 +3,9 @@
 Usage: ``python new_metrics_lightning.py OUT_DIR --devices N``; each rank writes ``OUT_DIR/rank<r>.json`` with
 the validate results of every family's callback. One run holds them all so the suite pays for one 2-process
 launch: each family is a `MetricCallback` of its own (its metrics read the same input names with different
-values), fed from its own keys of the rows the step returns, with its own log prefix. tests/test_new_metrics_ddp.py
-writes the same rows as SCP files and checks that ``measure()`` (one process and torchrun) logs the same numbers.
+values), fed from its own keys of the rows the step returns, with its own log prefix. On 1 device each callback
+also saves what it scored (``save_dir``). tests/test_new_metrics_ddp.py writes the same rows as SCP files and
+checks that ``measure()`` (one process and torchrun), and ``measure()`` over the saved files, give the same numbers.
 
 The 11 rows split unevenly over 2 ranks: Lightning's DistributedSampler repeats one, which the callbacks drop.
 """
@@ -156,20 +157,22 @@ class Module(ToyASR):
         return batch
 
 
-def callbacks() -> list[MetricCallback]:
-    """One callback per family: each declared input read from the step's ``<family>.<input>`` key."""
+def callbacks(save_root: Path | None) -> list[MetricCallback]:
+    """One callback per family: each declared input read from the step's ``<family>.<input>`` key; with
+    ``save_root``, each saves what it scored in ``<save_root>/<family>/validate/``."""
     out = []
     columns = collate(corpus()[:1])
     for family in FAMILIES:
         built = build(family)
         names = {f.name for m in built for f in m.inputs}
         keys = {name: f"{family}.{name}" for name in names if f"{family}.{name}" in columns}
-        out.append(MetricCallback(built, inputs=keys, prefix={"validate": f"val/{family}/"}))
+        save = None if save_root is None else save_root / family
+        out.append(MetricCallback(built, inputs=keys, prefix={"validate": f"val/{family}/"}, save_dir=save))
     return out
 
 
 def run(out: Path, devices: int) -> dict:
-    made = callbacks()
+    made = callbacks(out / "saved" if devices == 1 else None)
     trainer = cpu_trainer(devices, list(made))  # the Trainer adds its own callbacks to the list it is given
     trainer.validate(Module(), dataloaders=DataLoader(Rows(), batch_size=2, collate_fn=collate))
     results: dict = {}

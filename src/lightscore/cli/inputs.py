@@ -129,6 +129,8 @@ _MEETING_WER = "the meeting word error rates"
 _MEETING_TIMED = "the time-constrained WERs and the diarization metrics"
 _MEETING_UEM = "the meeting metrics"
 _MEETING_SORTED = "the time-constrained WERs"
+_LATENCY = "simul_latency"
+_RESEGMENTED = "the translation metrics, wer and cer"
 OPTION_USERS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         (
@@ -154,6 +156,8 @@ OPTION_USERS: dict[str, tuple[str, ...]] = {
     "chardiff": (_CHARDIFF,),
     "uem": (_MEETING_UEM,),
     **dict.fromkeys(("reference_sort", "hypothesis_sort"), (_MEETING_SORTED,)),
+    **dict.fromkeys(("latency_source", "latency_unit", "computation_aware", "no_use_ref_len"), (_LATENCY,)),
+    **dict.fromkeys(("resegment", "talks", "reseg_tokenize"), (_RESEGMENTED,)),
 }
 """Option (argparse ``dest``) -> the metric families that read it."""
 
@@ -182,10 +186,16 @@ def _family_names(metric: str) -> set[str]:
     from lightscore.text.choices import ERROR_RATES, TRANSLATION_METRICS
 
     if metric in ERROR_RATES:
-        return {_ERROR_RATE}
+        return {_ERROR_RATE, *((_RESEGMENTED,) if metric in ("wer", "cer") else ())}
     if metric in TRANSLATION_METRICS:
-        return {_TRANSLATION}
-    families = {**_MEETING_FAMILIES, **_PNC_FAMILIES, _KEYWORDS: ("keywords",), _CHARDIFF: ("keywords", "oracle_wer")}
+        return {_TRANSLATION, _RESEGMENTED}
+    families = {
+        **_MEETING_FAMILIES,
+        **_PNC_FAMILIES,
+        _KEYWORDS: ("keywords",),
+        _CHARDIFF: ("keywords", "oracle_wer"),
+        _LATENCY: ("simul_latency",),
+    }
     return {family for family, metrics in families.items() if metric in metrics}
 
 

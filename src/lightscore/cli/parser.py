@@ -104,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--markup", action="store_true", help="read sclite's markup ({ a / b }, @) in SCP text too")
     score.add_argument("-D", "--optional-deletable", action="store_true", help="sclite -D: (word) may be left out")
     score.add_argument("-F", "--fragments", action="store_true", help="sclite -F: a fragment wor- matches word")
+    _add_score_only_options(score)
     score.set_defaults(run=run_score)
 
     compare = command(
@@ -137,6 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_score_only_options(score: argparse.ArgumentParser) -> None:
+    """``score``'s options for SimulEval's logs and for re-segmenting whole talks (``compare`` and ``report`` take
+    neither)."""
+    add = score.add_argument
+    latency = "simul_latency (docs/translation.md): ATD's source, SimulEval's log: speech (default); text"
+    add("--latency-source", choices=("speech", "text"), default="speech", help=latency)
+    add("--latency-unit", choices=("word", "char"), default="word", help="simul_latency: the reference's length unit")
+    add("--computation-aware", action="store_true", help="simul_latency: also the _CA measures (from elapsed)")
+    add("--no-use-ref-len", action="store_true", help="simul_latency: the target length is the hypothesis'")
+    reseg = "score: HYP holds whole talks; re-segment each to REF's segments as mweralign does (docs/translation.md)"
+    add("--resegment", action="store_true", help=reseg)
+    add("--talks", metavar="MAP", help="--resegment: SCP file 'segment_id talk_id' (default: REF is one talk)")
+    add("--reseg-tokenize", default="none", metavar="TOK", help="--resegment: none (default), cj or a .model file")
+
+
 def _add_test_set_options(compare: argparse.ArgumentParser) -> None:
     """``compare`` across test sets (lightscore.offline.compare_sets): instead of REF HYP_A HYP_B."""
     add = compare.add_argument
@@ -165,11 +181,6 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     metrics += "; simul_latency: docs/translation.md"
     families = (*TRANSLATION_METRICS, *MEETING_METRICS, *RECOGNITION_PRACTICE, *PNC_TIMING_METRICS, *LATENCY_METRICS)
     add("--metric", choices=(*ERROR_RATES, *families), default="wer", help=metrics)
-    latency = "simul_latency (docs/translation.md): ATD's source, SimulEval's log: speech (default); text"
-    add("--latency-source", choices=("speech", "text"), default="speech", help=latency)
-    add("--latency-unit", choices=("word", "char"), default="word", help="simul_latency: the reference's length unit")
-    add("--computation-aware", action="store_true", help="simul_latency: also the _CA measures (from elapsed)")
-    add("--no-use-ref-len", action="store_true", help="simul_latency: the target length is the hypothesis'")
     add("--collar", type=float, metavar="S", help="the time-constrained WERs (required), der, jer: seconds")
     add("--uem", metavar="FILE", help="meeting metrics: a UEM file, each session's scoring region (docs/meetings.md)")
     sort = "tcpwer, ditcpwer, tcorcwer, greedy_tcorcwer: meeteval's %s_sort (default: segment)"
@@ -179,10 +190,6 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add("--tokenize", help="BLEU's tokenizer, as sacrebleu's --tokenize (13a, intl, zh, char, none...)")
     add("--lowercase", action="store_true", help="translation metrics: lower-case both sides (sacrebleu's -lc)")
     add("--bpemodel", metavar="M", help="SentencePiece model whose pieces TER counts (needed by ter)")
-    reseg = "score: HYP holds whole talks; re-segment each to REF's segments as mweralign does (docs/translation.md)"
-    add("--resegment", action="store_true", help=reseg)
-    add("--talks", metavar="MAP", help="--resegment: SCP file 'segment_id talk_id' (default: REF is one talk)")
-    add("--reseg-tokenize", default="none", metavar="TOK", help="--resegment: none (default), cj or a .model file")
     case = "fold: lower-case both sides first; sclite, sclite_<localization>: sclite's folding"
     case += "; default: sclite with --aligner sclite, else sensitive"
     add("--case", choices=CASES, default=None, metavar="CASE", help=f"{case}; one of {', '.join(CASES)}")
@@ -198,7 +205,8 @@ def _scoring_options(ref_optional: bool = False) -> argparse.ArgumentParser:
     add("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default: 0)")
     add("--block-bootstrap", action="store_true", help="resample whole speakers instead of utterances")
     add("--utt2spk", metavar="FILE", help="Kaldi utt2spk file (default: the speaker is the id up to its first '-')")
-    marks = "per: the marks scored (default .,?); case_er, pnc_wer: the marks peeled off words (default: all punctuation)"
+    marks = "per: the marks scored (default .,?)"
+    marks += "; case_er, pnc_wer: the marks peeled off words (default: all punctuation)"
     add("--marks", metavar="CHARS", help=marks)
     add("--tolerances", metavar="MS,...", help="word_timing: tolerances in whole milliseconds (default 50,100,200)")
     add("--keywords", metavar="FILE", help="keywords: the keyword (biasing) list, one word per line")

@@ -358,25 +358,35 @@ class MetricCallback(EpochEnd, Callback):
         return step_ids(STEP[stage], self.utt_id_key, outputs, keep, "save_dir" if self._saves(stage) else None)
 
     def _rows(self, stage: str, ids: list[str], columns: dict[str, Sequence[Any]], keep: int) -> list[SavedRow]:
-        """The first ``keep`` rows to save: utterance id and the SCP value of each text or segments input."""
+        """The first ``keep`` rows to save: utterance id and the SCP value of each text, segments or number input."""
         kinds = self._saved_inputs()
         saved = [name for name in columns if name in kinds]
         return [(ids[i], {n: _scp_value(kinds[n], columns[n][i], ids[i], n) for n in saved}) for i in range(keep)]
 
     def _saved_inputs(self) -> dict[str, str]:
-        """Input name -> kind, for the inputs ``save_dir`` writes (text, and meeting sessions' segments)."""
-        return {f.name: f.kind for m in self.metrics.values() for f in m.inputs if f.kind in ("text", "segments")}
+        """Input name -> kind, for the inputs ``save_dir`` writes (all but audio: text, segments, numbers)."""
+        return {f.name: f.kind for m in self.metrics.values() for f in m.inputs if f.kind != "audio"}
 
 
 def _scp_value(kind: str, value: Any, utt_id: str, name: str) -> Any:
-    """The value an SCP row holds: text as it is; a session's segments as one line of SegLST JSON.
+    """The value an SCP row holds: text as it is; a session's segments as one line of SegLST JSON; numbers
+    (one, or a list, array or tensor of them: a row's durations, delays, emission times) separated by spaces.
 
     A session given as a list (or inline JSON) is checked and written with `dumps`, so ``measure()``
-    reads back the very segments the metric scored; a path to a meeting file is kept as it is.
+    reads back the very segments the metric scored; a path to a meeting file is kept as it is. A
+    number input a row left out (None) is an empty value.
 
     >>> _scp_value("segments", [("A", 0, 1.5, "hi")], "s1", "ref")
     '[{"speaker": "A", "start_time": 0.0, "end_time": 1.5, "words": "hi"}]'
+    >>> _scp_value("number", [640.0, 1280.5], "u1", "delays"), _scp_value("number", 3, "u1", "ref_length")
+    ('640.0 1280.5', '3')
     """
+    if kind == "number":
+        if value is None or isinstance(value, str):
+            return value or ""
+        import numpy as np
+
+        return " ".join(repr(v) for v in np.asarray(value).ravel().tolist())
     if kind != "segments" or (isinstance(value, str) and not value.lstrip().startswith("[")):
         return value
     return dumps(as_segments(value, utt_id, side=name))
