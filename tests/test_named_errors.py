@@ -33,10 +33,11 @@ def test_rtfx_names_the_utterance_whose_seconds_overflow(tmp_path: Path) -> None
 
 
 def test_meeting_score_errors_name_the_users_files_not_temporary_ones(tmp_path: Path) -> None:
-    (tmp_path / "ref.stm").write_text("sess 1 spk1 0.00 2.00 a b\nsess 1 spk1 1.00 3.00 c\n")  # spk1 overlaps itself
-    (tmp_path / "hyp.rttm").write_text("SPEAKER sess 1 0.00 2.00 <NA> <NA> spk1 <NA> <NA>\n")
+    (tmp_path / "ref.stm").write_text("sess 1 spk1 0.00 2.00 a b\nsess 1 spk1 1.00 3.00 c\n")  # merged (issue 39)
+    (tmp_path / "hyp.rttm").write_text("SPEAKER sess 1 0.00 1e308 <NA> <NA> spk1 <NA> <NA>\n")  # no whole ticks
     command = lightscore("score", "ref.stm", "hyp.rttm", "--metric", "der", "--collar", "0")
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
-    assert "utterance 'sess' (ref.stm, hyp.rttm): DER: session 'sess': reference speaker 'spk1' overlaps" in done.stderr
+    expected = "utterance 'sess' (ref.stm, hyp.rttm): DER: session 'sess': hypothesis speaker 'spk1': time 1e+308 s"
+    assert expected in done.stderr
     assert "ref.scp" not in done.stderr and "hyp.scp" not in done.stderr

@@ -80,7 +80,13 @@ def test_two_gloo_ranks_equal_one_and_measure_under_torchrun(tmp_path) -> None:
     # What each callback saved (text, segments, numbers) scores the same offline.
     for family, (_, metrics) in run_script.FAMILIES.items():
         saved = tmp_path / "1" / "saved" / family
-        entries = [{"metric": {"_target_": f"lightscore.metrics.{name}", **options}} for name, options in metrics]
+        entries = [
+            {
+                "metric": {"_target_": f"lightscore.metrics.{name}", **options},
+                "inputs": [f.name for f in built.inputs if (saved / "validate" / f"{f.name}.scp").is_file()],
+            }
+            for (name, options), built in zip(metrics, run_script.build(family))
+        ]
         results = measure({"inference_dir": str(saved), "metrics": entries})
         again = {f"val/{family}/{k}": v for per_test in results.values() for k, v in per_test["validate"].items()}
         assert again == {k: v for k, v in one.items() if k.startswith(f"val/{family}/")}, family

@@ -29,7 +29,7 @@ import lightscore.lightning.samples as samples
 from lightscore.analysis.bootstrap import bootstrap_ci, min_replicates, paired_bootstrap
 from lightscore.analysis.mapsswe import mapsswe
 from lightscore.analysis.verdict import significant, verdict
-from lightscore.cli.parser import build_parser
+from lightscore.cli.parser import MEETING_SORTS, build_parser
 from lightscore.io.atomic import atomic_open, temp_target
 from lightscore.io.tsv import write_tsv
 from lightscore.offline.compare import compare
@@ -222,15 +222,37 @@ def test_cli_choices_are_the_defining_modules_tuples():
     from lightscore.metrics.error_rate_options import CASES
     from lightscore.offline.compare import METRICS
     from lightscore.text.aligners import ALIGNERS
-    from lightscore.text.choices import MEETING_METRICS, NORMALIZERS, TRANSLATION_METRICS
+    from lightscore.text.choices import (
+        LATENCY_METRICS,
+        MEETING_METRICS,
+        NORMALIZERS,
+        PNC_TIMING_METRICS,
+        RECOGNITION_PRACTICE,
+        TRANSLATION_METRICS,
+    )
     from lightscore.text.hubscr.languages import LANGUAGES
+    from lightscore.text.meeting.time_constrained import SORTS
+    from lightscore.text.mt.simul_latency import SOURCES, UNITS
     from lightscore.text.normalize import NAMES
     from lightscore.text.sclite.trn import SCLITE_FORMATS
 
     score = build_parser()._subparsers._group_actions[0].choices["score"]
     choices = {action.dest: action.choices for action in score._actions if action.choices}
-    assert choices == {"metric": (*METRICS, *TRANSLATION_METRICS, *MEETING_METRICS), "case": CASES, "aligner": ALIGNERS,
-                       "normalize": NAMES, "format": SCLITE_FORMATS, "language": LANGUAGES}  # fmt: skip
+    families = (*TRANSLATION_METRICS, *MEETING_METRICS, *RECOGNITION_PRACTICE, *PNC_TIMING_METRICS, *LATENCY_METRICS)
+    assert choices == {
+        "metric": (*METRICS, *families),
+        "case": CASES,
+        "aligner": ALIGNERS,
+        "normalize": NAMES,
+        "format": SCLITE_FORMATS,
+        "language": LANGUAGES,
+        "reference_sort": MEETING_SORTS,
+        "hypothesis_sort": MEETING_SORTS,
+        "latency_source": ("speech", "text"),  # the default first; the light parser cannot import the defining modules
+        "latency_unit": ("word", "char"),
+    }
+    assert [{"true": True, "false": False}.get(s, s) for s in MEETING_SORTS] == list(SORTS)
+    assert set(choices["latency_source"]) == set(SOURCES) and choices["latency_unit"] == UNITS
     assert choices["language"] is LANGUAGES
     assert NAMES is NORMALIZERS
 

@@ -30,9 +30,10 @@ time with ``n_ref`` reference and ``n_hyp`` hypothesis speakers, miss is
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
+
+from lightscore.analysis.intervals import Interval, overlap_zones, pieces, subtract, to_ticks, union
 
 __all__ = [
     "CONVENTIONS",
@@ -49,7 +50,6 @@ __all__ = [
 
 CONVENTIONS = ("md-eval", "pyannote")
 OVERLAP_CHOICES = ("score", "skip")
-Interval = tuple[int, int]
 
 
 class DiarizationCounts(NamedTuple):
@@ -67,25 +67,6 @@ class DiarizationCounts(NamedTuple):
     jer_speakers: tuple[tuple[str, int, int], ...]
     ref_self_overlaps: int = 0
     hyp_self_overlaps: int = 0
-
-
-def to_ticks(seconds: float, ticks_per_second: int) -> int:
-    """Seconds to the nearest tick.
-
-    Raises:
-        ValueError: the time is too large for a whole number of ticks (1e308 s), or not a number.
-
-    >>> to_ticks(1.2345, 1000), to_ticks(0.1 + 0.2, 10)
-    (1234, 3)
-    >>> to_ticks(1e308, 1000)
-    Traceback (most recent call last):
-    ...
-    ValueError: time 1e+308 s is not a finite number of ticks (1000 a second)
-    """
-    ticks = seconds * ticks_per_second
-    if not math.isfinite(ticks):  # round() would raise OverflowError, naming neither the time nor the session
-        raise ValueError(f"time {seconds!r} s is not a finite number of ticks ({ticks_per_second} a second)")
-    return round(ticks)
 
 
 class _Side(NamedTuple):
@@ -123,78 +104,8 @@ def _by_speaker(segments: Iterable[Any], tps: int, what: str) -> _Side:
             if reach is not None and start < reach:
                 self_overlaps += 1
             reach = end if reach is None else max(reach, end)
-    merged = {speaker: _union(intervals) for speaker, intervals in turns.items()}
+    merged = {speaker: union(intervals) for speaker, intervals in turns.items()}
     return _Side(merged, turns, every, self_overlaps)
-
-
-def _union(intervals: Iterable[Interval]) -> list[Interval]:
-    merged: list[list[int]] = []
-    for start, end in sorted(intervals):
-        if end <= start:
-            continue
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(s, e) for s, e in merged]
-
-
-def _subtract(region: list[Interval], zones: Iterable[Interval]) -> list[Interval]:
-    """``region`` (sorted, disjoint) less the union of ``zones``."""
-    out: list[Interval] = []
-    cut = _union(zones)
-    j = 0
-    for start, end in region:
-        while j < len(cut) and cut[j][1] <= start:
-            j += 1
-        k = j
-        position = start
-        while k < len(cut) and cut[k][0] < end:
-            if cut[k][0] > position:
-                out.append((position, cut[k][0]))
-            position = max(position, cut[k][1])
-            k += 1
-        if position < end:
-            out.append((position, end))
-    return out
-
-
-def _overlap_zones(intervals: Iterable[Interval]) -> list[Interval]:
-    """Where two of ``intervals`` or more are active at once (touching ones do not overlap)."""
-    events = sorted((t, step) for s, e in intervals for t, step in ((s, 1), (e, -1)))
-    zones: list[Interval] = []
-    active = 0
-    since = 0
-    for time, step in events:
-        if active >= 2 and time > since:
-            zones.append((since, time))
-        active += step
-        since = time
-    return _union(zones)
-
-
-def _pieces(ref: Mapping[str, list[Interval]], hyp: Mapping[str, list[Interval]], region: list[Interval]):
-    """Yield ``(duration, ref speakers, hyp speakers)`` for each stretch of ``region`` where nobody starts or stops."""
-    events: list[tuple[int, int, int, str]] = []
-    for side, speakers in ((0, ref), (1, hyp)):
-        for speaker, intervals in speakers.items():
-            for s, e in intervals:
-                events += [(s, 1, side, speaker), (e, -1, side, speaker)]
-    events += [(s, 2, 2, "") for s, _ in region] + [(e, -2, 2, "") for _, e in region]
-    events.sort(key=lambda ev: (ev[0], ev[1]))  # at one time a region's end before the next one's start
-    active: tuple[set[str], set[str]] = (set(), set())
-    inside = False
-    since = None
-    for time, step, side, speaker in events:
-        if inside and since is not None and time > since:
-            yield time - since, tuple(sorted(active[0])), tuple(sorted(active[1]))
-        since = time
-        if side == 2:
-            inside = step > 0 if step == 2 else False
-        elif step > 0:
-            active[side].add(speaker)
-        else:
-            active[side].discard(speaker)
 
 
 class TalkTimes(NamedTuple):
@@ -222,7 +133,7 @@ def talk_times(
     TalkTimes(ref={'A': 8}, hyp={'x': 3}, together={('A', 'x'): 3})
     """
     times = TalkTimes({}, {}, {})
-    for duration, rs, hs in _pieces(ref, hyp, region):
+    for duration, rs, hs in pieces(ref, hyp, region):
         for r in rs:
             times.ref[r] = times.ref.get(r, 0) + duration
             for h in hs:
@@ -262,15 +173,15 @@ def _regions(ref: _Side, hyp: _Side, uem: list[Interval] | None, collar: int, ov
         else:
             span = [i for side in (ref, hyp) for intervals in side.merged.values() for i in intervals]
         uem = [(min(s for s, _ in span), max(e for _, e in span))] if span else []
-    uem = _union(uem)
+    uem = union(uem)
     if convention == "md-eval":
         zones = [(t - collar, t + collar) for s, e in ref.every for t in (s, e)] if collar > 0 else []
     else:
         half = collar // 2
         zones = [(t - half, t + half) for intervals in ref.turns.values() for s, e in intervals for t in (s, e)]
     if overlap == "skip":
-        zones += _overlap_zones(i for intervals in ref.turns.values() for i in intervals)
-    scored = _subtract(uem, zones) if zones else uem
+        zones += overlap_zones(i for intervals in ref.turns.values() for i in intervals)
+    scored = subtract(uem, zones) if zones else uem
     return (uem if convention == "md-eval" else scored), scored
 
 
@@ -426,7 +337,7 @@ def diarization_counts(
     ref_time: dict[str, int] = {}
     hyp_time: dict[str, int] = {}
     together: dict[str, int] = {}
-    for duration, rs, hs in _pieces(ref, hyp, session.scored_region):
+    for duration, rs, hs in pieces(ref, hyp, session.scored_region):
         n_ref, n_hyp = len(rs), len(hs)
         mapped = sum(1 for r in rs if mapping.get(r) in hs)
         scored += duration * n_ref
