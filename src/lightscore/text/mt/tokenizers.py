@@ -13,7 +13,7 @@ sacrebleu's n-gram extraction reads them (``str.split`` of each tokenized line).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from lightscore._extras import missing_extra
 from lightscore.text.mt.reference import tokenize_13a, unescape_13a
@@ -33,7 +33,7 @@ __all__ = [
     "preprocess_bleu",
     "SEPARATOR",
     "SEPARATOR_WORD",
-    "split_stream",
+    "join_stream",
     "tercom_tokenizer",
     "token_stream",
     "tokenize_13a_batch",
@@ -135,31 +135,22 @@ def token_stream(lines: Sequence[str], tokenizer: Tokenizer) -> list[str]:
     else:
         text = "\n".join(tokenizer(line) for line in lines)
     if SEPARATOR in text or text.count("\n") != max(len(lines) - 1, 0):
-        return _slow_stream([tokenizer(line) for line in lines])
+        return join_stream(tokenizer(line).split() for line in lines)
     return text.replace("\n", f" {SEPARATOR} ").split()
 
 
-def split_stream(lines: Sequence[str]) -> list[str]:
-    """``str.split`` of each line, in one stream with `SEPARATOR` between lines (chrF++'s words).
+def join_stream(token_lists: Iterable[Sequence[str]]) -> list[str]:
+    """Each segment's tokens in one stream, `SEPARATOR` between segments (a token equal to it made `SEPARATOR_WORD`).
 
-    Plain twin: ``line.split()`` per line.
-
-    >>> split_stream(["a  b", "c"])
-    ['a', 'b', '\\x00', 'c']
+    >>> join_stream([["a", "b"], ["\\x00", "c"]])
+    ['a', 'b', '\\x00', '\\x00 ', 'c']
     """
-    text = "\n".join(lines)
-    if SEPARATOR in text or text.count("\n") != max(len(lines) - 1, 0):
-        return _slow_stream(lines)
-    return text.replace("\n", f" {SEPARATOR} ").split()
-
-
-def _slow_stream(lines: Sequence[str]) -> list[str]:
     stream: list[str] = []
-    for i, line in enumerate(lines):
+    for i, tokens in enumerate(token_lists):
         if i:
             stream.append(SEPARATOR)
         # a token equal to the separator would end its segment early: make it a string no other token is
-        stream.extend(token if token != SEPARATOR else SEPARATOR_WORD for token in line.split())
+        stream.extend(token if token != SEPARATOR else SEPARATOR_WORD for token in tokens)
     return stream
 
 
