@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from lightscore.text.meeting.assignment import speaker_streams, word_breakdown, word_ids
-from lightscore.text.meeting.orc_search import flatten, start_costs
+from lightscore.text.meeting.orc_search import flatten, read_utterance, start_costs
 
 __all__ = ["MAX_SPEAKERS", "MAX_STATES", "MimoCounts", "mimo_counts", "mimo_matching", "search"]
 
@@ -40,41 +40,6 @@ MAX_SPEAKERS = 10
 
 MAX_STATES = 20_000_000
 """The largest search (reference grid points times hypothesis grid points) MIMO-WER accepts: 20 bytes each."""
-
-
-@njit(cache=True)
-def _read_utterance(
-    row_cost: np.ndarray,
-    row_origin: np.ndarray,
-    words: np.ndarray,
-    stream: np.ndarray,
-) -> None:
-    """Advance one Levenshtein row (``row_cost``, with each cell's origin) by ``words`` against ``stream``."""
-    dim = len(stream) + 1
-    for word in words:
-        diagonal_cost = row_cost[0]
-        diagonal_origin = row_origin[0]
-        row_cost[0] += 1
-        left_cost = row_cost[0]
-        left_origin = row_origin[0]
-        for j in range(1, dim):
-            up_cost = row_cost[j]
-            up_origin = row_origin[j]
-            if word == stream[j - 1]:
-                left_cost = diagonal_cost
-                left_origin = diagonal_origin
-            else:
-                if up_cost < left_cost:
-                    left_cost = up_cost
-                    left_origin = up_origin
-                if diagonal_cost < left_cost:
-                    left_cost = diagonal_cost
-                    left_origin = diagonal_origin
-                left_cost += 1
-            row_cost[j] = left_cost
-            row_origin[j] = left_origin
-            diagonal_cost = up_cost
-            diagonal_origin = up_origin
 
 
 @njit(cache=True)
@@ -154,7 +119,7 @@ def search(
                         for j in range(dim):  # the grid line through `first` along stream a
                             row_cost[j] = cost[previous, first + j * stride]
                             row_origin[j] = first + j * stride
-                        _read_utterance(row_cost[:dim], row_origin[:dim], utterance, stream)
+                        read_utterance(row_cost[:dim], row_origin[:dim], utterance, stream)
                         for j in range(dim):
                             cell = first + j * stride
                             if first_update or row_cost[j] < cost[point, cell]:

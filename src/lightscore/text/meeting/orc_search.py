@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_CELLS", "flatten", "orc_matching", "search", "start_costs"]
+__all__ = ["MAX_CELLS", "flatten", "orc_matching", "read_utterance", "search", "start_costs"]
 
 MAX_CELLS = 50_000_000
 """The largest search grid (product of the streams' lengths plus one) ORC-WER accepts."""
@@ -80,6 +80,45 @@ def start_costs(dims: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def read_utterance(
+    row_cost: np.ndarray,
+    row_origin: np.ndarray,
+    words: np.ndarray,
+    stream: np.ndarray,
+) -> None:
+    """Advance one Levenshtein row (``row_cost``, with each cell's origin) by ``words`` against ``stream``.
+
+    The one row step of the ORC and MIMO searches, with meeteval's tie rules (a matching word takes the
+    diagonal; else left, then up, then diagonal). Plain twin: ``read_utterance.py_func``.
+    """
+    dim = len(stream) + 1
+    for word in words:
+        diagonal_cost = row_cost[0]
+        diagonal_origin = row_origin[0]
+        row_cost[0] += 1
+        left_cost = row_cost[0]
+        left_origin = row_origin[0]
+        for j in range(1, dim):
+            up_cost = row_cost[j]
+            up_origin = row_origin[j]
+            if word == stream[j - 1]:
+                left_cost = diagonal_cost
+                left_origin = diagonal_origin
+            else:
+                if up_cost < left_cost:
+                    left_cost = up_cost
+                    left_origin = up_origin
+                if diagonal_cost < left_cost:
+                    left_cost = diagonal_cost
+                    left_origin = diagonal_origin
+                left_cost += 1
+            row_cost[j] = left_cost
+            row_origin[j] = left_origin
+            diagonal_cost = up_cost
+            diagonal_origin = up_origin
+
+
+@njit(cache=True)
 def search(
     words: np.ndarray, word_bounds: np.ndarray, hyp: np.ndarray, hyp_bounds: np.ndarray
 ) -> tuple[int, np.ndarray]:
@@ -129,31 +168,7 @@ def search(
                     for j in range(dim):  # the grid line through `first` along stream a
                         row_cost[j] = cost[first + j * stride]
                         row_origin[j] = first + j * stride
-                    for i in range(word_bounds[u], word_bounds[u + 1]):
-                        word = words[i]
-                        diagonal_cost = row_cost[0]
-                        diagonal_origin = row_origin[0]
-                        row_cost[0] += 1
-                        left_cost = row_cost[0]
-                        left_origin = row_origin[0]
-                        for j in range(1, dim):
-                            up_cost = row_cost[j]
-                            up_origin = row_origin[j]
-                            if word == stream[j - 1]:
-                                left_cost = diagonal_cost
-                                left_origin = diagonal_origin
-                            else:
-                                if up_cost < left_cost:
-                                    left_cost = up_cost
-                                    left_origin = up_origin
-                                if diagonal_cost < left_cost:
-                                    left_cost = diagonal_cost
-                                    left_origin = diagonal_origin
-                                left_cost += 1
-                            row_cost[j] = left_cost
-                            row_origin[j] = left_origin
-                            diagonal_cost = up_cost
-                            diagonal_origin = up_origin
+                    read_utterance(row_cost, row_origin, words[word_bounds[u] : word_bounds[u + 1]], stream)
                     for j in range(dim):
                         cell = first + j * stride
                         if a == 0 or row_cost[j] < best[cell]:  # the first stream keeps a tie
