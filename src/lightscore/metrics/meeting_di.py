@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from lightscore.metrics.meeting_wer import SPEAKER_COUNTS, TCPWER, _outputs, _WordErrors
+from lightscore.metrics.meeting_wer import SPEAKER_COUNTS, _outputs, _TimeConstrained, _WordErrors
 
 __all__ = ["DICPWER", "DITCPWER"]
 
@@ -63,7 +63,7 @@ class DICPWER(_WordErrors):
         )
 
 
-class DITCPWER(TCPWER):
+class DITCPWER(_TimeConstrained):
     """Diarization-invariant tcpWER, equal to meeteval's ``greedy_ditcpwer`` (tcpWER's options and defaults).
 
     DI-cpWER (`DICPWER`) under tcpWER's time constraint: a hypothesis word may only pair with a
@@ -77,10 +77,10 @@ class DITCPWER(TCPWER):
         hypothesis_pseudo_word_level_timing: The same for the hypothesis.
         format: The meeting files' format when the suffix does not tell.
         report_html: With an output dir, also write ``ditcpwer_report.html``.
-        uem: A UEM file: the scoring region of the sessions it lists (meeteval's ``uem=``).
         reference_sort: ``"segment"`` (default: by start time), True (the same, and an error when a speaker's
             word times then run backwards) or False (as given); ``"word"`` is refused, as meeteval refuses it.
         hypothesis_sort: The same for the hypothesis.
+        uem: A UEM file: the scoring region of the sessions it lists (meeteval's ``uem=``).
 
     >>> from lightscore.core.batch import feed
     >>> from lightscore.segments import Segment
@@ -93,31 +93,7 @@ class DITCPWER(TCPWER):
     name: ClassVar[str] = "ditcpWER"
     COUNTS: ClassVar[tuple[str, ...]] = SPEAKER_COUNTS[:5]
     outputs = _outputs("ditcpWER", SPEAKER_COUNTS[:5])
-
-    def __init__(
-        self,
-        collar: float,
-        reference_pseudo_word_level_timing: str = "character_based",
-        hypothesis_pseudo_word_level_timing: str = "character_based_points",
-        format: str | None = None,
-        report_html: bool = False,
-        uem: str | None = None,
-        reference_sort: str | bool = "segment",
-        hypothesis_sort: str | bool = "segment",
-    ) -> None:
-        for option, value in (("reference_sort", reference_sort), ("hypothesis_sort", hypothesis_sort)):
-            if value == "word":  # meeteval's greedy search keeps every segment whole
-                raise ValueError(f"{self.name}: {option} 'word' is not supported (meeteval's): segments stay whole")
-        super().__init__(
-            collar,
-            reference_pseudo_word_level_timing,
-            hypothesis_pseudo_word_level_timing,
-            format=format,
-            report_html=report_html,
-            reference_sort=reference_sort,
-            hypothesis_sort=hypothesis_sort,
-            uem=uem,
-        )
+    WORD_SORT: ClassVar[tuple[str, ...]] = ()  # meeteval's greedy search keeps every segment whole
 
     def _shown(self, assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:
         return _moved_to_speakers(assignment, ref, hyp)
@@ -125,15 +101,7 @@ class DITCPWER(TCPWER):
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         from lightscore.text.meeting.di_assignment import ditcp_counts  # numba loads with the first session
 
-        return ditcp_counts(
-            ref_segments,
-            hyp_segments,
-            self.collar,
-            self.reference_pseudo_word_level_timing,
-            self.hypothesis_pseudo_word_level_timing,
-            self.reference_sort,
-            self.hypothesis_sort,
-        )
+        return ditcp_counts(ref_segments, hyp_segments, *self._options())
 
 
 def _moved_to_speakers(assignment: Any, ref: list, hyp: list) -> tuple[dict[str, Any], list]:

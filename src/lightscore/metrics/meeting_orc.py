@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from lightscore.metrics.meeting_base import check_number
-from lightscore.metrics.meeting_wer import SPEAKER_COUNTS, _outputs, _WordErrors
-from lightscore.text.meeting.time_constrained import PSEUDO_WORD_TIMINGS, check_sort
+from lightscore.metrics.meeting_wer import SPEAKER_COUNTS, _outputs, _TimeConstrained, _WordErrors
 
 __all__ = ["GreedyORCWER", "GreedyTCORCWER", "TCORCWER"]
 
@@ -74,7 +72,7 @@ class GreedyORCWER(_WordErrors):
         )
 
 
-class TCORCWER(_WordErrors):
+class TCORCWER(_TimeConstrained):
     """Time-constrained ORC-WER, equal to meeteval's ``tcorcwer`` (the same option names and defaults).
 
     ORC-WER where a reference word may pair (correct or substituted) only with a hypothesis word
@@ -117,65 +115,10 @@ class TCORCWER(_WordErrors):
     outputs = _outputs("tcorcWER", ORC_COUNTS)
     WORD_SORT: ClassVar[tuple[str, ...]] = ("hypothesis_sort",)  # the sides meeteval lets sort word by word
 
-    def __init__(
-        self,
-        collar: float,
-        reference_pseudo_word_level_timing: str = "character_based",
-        hypothesis_pseudo_word_level_timing: str = "character_based_points",
-        format: str | None = None,
-        report_html: bool = False,
-        reference_sort: str | bool = "segment",
-        hypothesis_sort: str | bool = "segment",
-        uem: str | None = None,
-    ) -> None:
-        self.collar = check_number(self.name, "collar", collar)
-        for option, value in (
-            ("reference_pseudo_word_level_timing", reference_pseudo_word_level_timing),
-            ("hypothesis_pseudo_word_level_timing", hypothesis_pseudo_word_level_timing),
-        ):
-            if value not in PSEUDO_WORD_TIMINGS:
-                raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
-        self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
-        self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
-        try:
-            self.reference_sort = check_sort("reference_sort", reference_sort)
-            self.hypothesis_sort = check_sort("hypothesis_sort", hypothesis_sort)
-        except ValueError as e:
-            raise ValueError(f"{self.name}: {e}") from None
-        for option in ("reference_sort", "hypothesis_sort"):
-            if getattr(self, option) == "word" and option not in self.WORD_SORT:
-                raise ValueError(f"{self.name}: {option} 'word' is not supported (meeteval's): segments stay whole")
-        super().__init__(format, report_html, uem)
-
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         from lightscore.text.meeting.tc_orc import tc_orc_counts  # numba loads with the first session
 
-        return tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._options())
-
-    def _options(self) -> tuple[str, str, str | bool, str | bool]:
-        """The timings and sorts, in `lightscore.text.meeting.tc_orc`'s argument order."""
-        return (
-            self.reference_pseudo_word_level_timing,
-            self.hypothesis_pseudo_word_level_timing,
-            self.reference_sort,
-            self.hypothesis_sort,
-        )
-
-    def settings(self) -> str:
-        """One line naming what changes the number.
-
-        >>> TCORCWER(collar=5).settings()
-        'tcorcWER collar=5 reference_pseudo_word_level_timing=character_based \
-hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
-        """
-        sorts = ""
-        if (self.reference_sort, self.hypothesis_sort) != ("segment", "segment"):
-            sorts = f" reference_sort={self.reference_sort} hypothesis_sort={self.hypothesis_sort}"
-        return (
-            f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
-            f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
-            f"{self.hypothesis_pseudo_word_level_timing}{sorts}{self._uem_setting()} (meeteval-compatible)"
-        )
+        return tc_orc_counts(ref_segments, hyp_segments, *self._options())
 
 
 class GreedyTCORCWER(TCORCWER):
@@ -201,4 +144,4 @@ class GreedyTCORCWER(TCORCWER):
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
         from lightscore.text.meeting.tc_orc import greedy_tc_orc_counts  # numba loads with the first session
 
-        return greedy_tc_orc_counts(ref_segments, hyp_segments, self.collar, *self._options())
+        return greedy_tc_orc_counts(ref_segments, hyp_segments, *self._options())

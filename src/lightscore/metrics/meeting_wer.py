@@ -219,7 +219,74 @@ class ORCWER(_WordErrors):
         return "orcWER meeteval-compatible (segments sorted by start, kaldi S/D/I breakdown)"
 
 
-class TCPWER(_WordErrors):
+class _TimeConstrained(_WordErrors):
+    """The time-constrained WERs' options, checked and shown in one place: tcpWER, tcORC-WER, DI-tcpWER.
+
+    The collar, meeteval's pseudo-word timings and its sorts (`lightscore.text.meeting.time_constrained`);
+    ``WORD_SORT`` names the sides on which meeteval allows the ``"word"`` sort for that metric. `_options`
+    gives them in the argument order of the text layer's ``*_counts`` functions.
+    """
+
+    WORD_SORT: ClassVar[tuple[str, ...]] = ("reference_sort", "hypothesis_sort")
+
+    def __init__(
+        self,
+        collar: float,
+        reference_pseudo_word_level_timing: str = "character_based",
+        hypothesis_pseudo_word_level_timing: str = "character_based_points",
+        format: str | None = None,
+        report_html: bool = False,
+        reference_sort: str | bool = "segment",
+        hypothesis_sort: str | bool = "segment",
+        uem: str | None = None,
+    ) -> None:
+        self.collar = check_number(self.name, "collar", collar)
+        try:
+            self.reference_sort = check_sort("reference_sort", reference_sort)
+            self.hypothesis_sort = check_sort("hypothesis_sort", hypothesis_sort)
+        except ValueError as e:
+            raise ValueError(f"{self.name}: {e}") from None
+        for option in ("reference_sort", "hypothesis_sort"):
+            if getattr(self, option) == "word" and option not in self.WORD_SORT:
+                raise ValueError(f"{self.name}: {option} 'word' is not supported (meeteval's): segments stay whole")
+        for option, value in (
+            ("reference_pseudo_word_level_timing", reference_pseudo_word_level_timing),
+            ("hypothesis_pseudo_word_level_timing", hypothesis_pseudo_word_level_timing),
+        ):
+            if value not in PSEUDO_WORD_TIMINGS:
+                raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
+        self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
+        self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
+        super().__init__(format, report_html, uem)
+
+    def _options(self) -> tuple[float, str, str, str | bool, str | bool]:
+        """The collar, timings and sorts, in the argument order of `tcp_counts` and its siblings."""
+        return (
+            self.collar,
+            self.reference_pseudo_word_level_timing,
+            self.hypothesis_pseudo_word_level_timing,
+            self.reference_sort,
+            self.hypothesis_sort,
+        )
+
+    def settings(self) -> str:
+        """One line naming what changes the number.
+
+        >>> TCPWER(collar=5).settings()
+        'tcpWER collar=5 reference_pseudo_word_level_timing=character_based \
+hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
+        """
+        sorts = ""
+        if (self.reference_sort, self.hypothesis_sort) != ("segment", "segment"):
+            sorts = f" reference_sort={self.reference_sort} hypothesis_sort={self.hypothesis_sort}"
+        return (
+            f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
+            f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
+            f"{self.hypothesis_pseudo_word_level_timing}{sorts}{self._uem_setting()} (meeteval-compatible)"
+        )
+
+
+class TCPWER(_TimeConstrained):
     """Time-constrained cpWER, equal to meeteval's ``tcpwer`` (same option names and defaults).
 
     Args:
@@ -255,56 +322,5 @@ character_based_points, equidistant_intervals, equidistant_points, full_segment,
     name: ClassVar[str] = "tcpWER"
     outputs = _outputs("tcpWER", SPEAKER_COUNTS)
 
-    def __init__(
-        self,
-        collar: float,
-        reference_pseudo_word_level_timing: str = "character_based",
-        hypothesis_pseudo_word_level_timing: str = "character_based_points",
-        format: str | None = None,
-        report_html: bool = False,
-        reference_sort: str | bool = "segment",
-        hypothesis_sort: str | bool = "segment",
-        uem: str | None = None,
-    ) -> None:
-        self.collar = check_number(self.name, "collar", collar)
-        try:
-            self.reference_sort = check_sort("reference_sort", reference_sort)
-            self.hypothesis_sort = check_sort("hypothesis_sort", hypothesis_sort)
-        except ValueError as e:
-            raise ValueError(f"{self.name}: {e}") from None
-        for option, value in (
-            ("reference_pseudo_word_level_timing", reference_pseudo_word_level_timing),
-            ("hypothesis_pseudo_word_level_timing", hypothesis_pseudo_word_level_timing),
-        ):
-            if value not in PSEUDO_WORD_TIMINGS:
-                raise ValueError(f"{self.name}: {option} {value!r} is not one of {', '.join(PSEUDO_WORD_TIMINGS)}")
-        self.reference_pseudo_word_level_timing = reference_pseudo_word_level_timing
-        self.hypothesis_pseudo_word_level_timing = hypothesis_pseudo_word_level_timing
-        super().__init__(format, report_html, uem)
-
     def _counts(self, ref_segments: list, hyp_segments: list) -> Any:
-        return tcp_counts(
-            ref_segments,
-            hyp_segments,
-            self.collar,
-            self.reference_pseudo_word_level_timing,
-            self.hypothesis_pseudo_word_level_timing,
-            self.reference_sort,
-            self.hypothesis_sort,
-        )
-
-    def settings(self) -> str:
-        """One line naming what changes the number.
-
-        >>> TCPWER(collar=5).settings()
-        'tcpWER collar=5 reference_pseudo_word_level_timing=character_based \
-hypothesis_pseudo_word_level_timing=character_based_points (meeteval-compatible)'
-        """
-        sorts = ""
-        if (self.reference_sort, self.hypothesis_sort) != ("segment", "segment"):
-            sorts = f" reference_sort={self.reference_sort} hypothesis_sort={self.hypothesis_sort}"
-        return (
-            f"{self.name} collar={self.collar:g} reference_pseudo_word_level_timing="
-            f"{self.reference_pseudo_word_level_timing} hypothesis_pseudo_word_level_timing="
-            f"{self.hypothesis_pseudo_word_level_timing}{sorts}{self._uem_setting()} (meeteval-compatible)"
-        )
+        return tcp_counts(ref_segments, hyp_segments, *self._options())
