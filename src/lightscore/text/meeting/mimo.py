@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from lightscore.text.meeting.assignment import speaker_streams, word_breakdown, word_ids
-from lightscore.text.meeting.orc_search import flatten, read_utterance, start_costs
+from lightscore.text.meeting.orc_search import flatten, grid_strides, list_positions, read_utterance, start_costs
 
 __all__ = ["MAX_SPEAKERS", "MAX_STATES", "MimoCounts", "mimo_counts", "mimo_matching", "search"]
 
@@ -72,22 +72,10 @@ def search(
     """
     n_speakers = len(speaker_bounds) - 1
     n_streams = len(hyp_bounds) - 1
-    dims = np.empty(n_streams, dtype=np.int64)
-    for a in range(n_streams):
-        dims[a] = hyp_bounds[a + 1] - hyp_bounds[a] + 1
-    strides = np.ones(n_streams, dtype=np.int64)
-    for a in range(1, n_streams):
-        strides[a] = strides[a - 1] * dims[a - 1]
-    total = strides[-1] * dims[-1]
-    ref_dims = np.empty(n_speakers, dtype=np.int64)
-    for r in range(n_speakers):
-        ref_dims[r] = speaker_bounds[r + 1] - speaker_bounds[r] + 1
-    ref_strides = np.ones(n_speakers, dtype=np.int64)
-    for r in range(1, n_speakers):
-        ref_strides[r] = ref_strides[r - 1] * ref_dims[r - 1]
-    ref_total = 1
-    for r in range(n_speakers):
-        ref_total *= ref_dims[r]
+    dims = list_positions(hyp_bounds)
+    strides, total = grid_strides(dims)
+    ref_dims = list_positions(speaker_bounds)
+    ref_strides, ref_total = grid_strides(ref_dims)
     # One search state per reference grid point, with each cell's way back: the cell it came from in the
     # previous state and the (speaker, stream) pair that led there, packed as speaker * n_streams + stream.
     cost = np.empty((ref_total, total), dtype=np.int64)

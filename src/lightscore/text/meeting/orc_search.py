@@ -27,7 +27,16 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_CELLS", "flatten", "orc_matching", "read_utterance", "search", "start_costs"]
+__all__ = [
+    "MAX_CELLS",
+    "flatten",
+    "grid_strides",
+    "list_positions",
+    "orc_matching",
+    "read_utterance",
+    "search",
+    "start_costs",
+]
 
 MAX_CELLS = 50_000_000
 """The largest search grid (product of the streams' lengths plus one) ORC-WER accepts."""
@@ -44,6 +53,36 @@ def flatten(lists: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     bounds[1:] = np.cumsum([len(x) for x in lists])
     values = np.fromiter((v for x in lists for v in x), dtype=np.int64, count=int(bounds[-1]))
     return values, bounds
+
+
+@njit(cache=True)
+def list_positions(bounds: np.ndarray) -> np.ndarray:
+    """The positions along each list given by its ``bounds`` (`flatten`'s): its length plus one.
+
+    >>> list_positions(np.array([0, 2, 2, 3])).tolist()
+    [3, 1, 2]
+    """
+    dims = np.empty(len(bounds) - 1, dtype=np.int64)
+    for a in range(len(dims)):
+        dims[a] = bounds[a + 1] - bounds[a] + 1
+    return dims
+
+
+@njit(cache=True)
+def grid_strides(dims: np.ndarray) -> tuple[np.ndarray, int]:
+    """The stride of each axis of a flat grid with ``dims`` positions per axis (axis 0 varying fastest), and
+    its number of cells: the layout of every ORC, tcORC and MIMO search state.
+
+    >>> strides, total = grid_strides(np.array([3, 1, 2]))
+    >>> strides.tolist(), int(total)
+    ([1, 3, 3], 6)
+    """
+    strides = np.empty(len(dims), dtype=np.int64)
+    total = 1
+    for a in range(len(dims)):
+        strides[a] = total
+        total *= dims[a]
+    return strides, total
 
 
 @njit(cache=True)
@@ -66,10 +105,7 @@ def start_costs(dims: np.ndarray) -> np.ndarray:
     >>> start_costs(np.array([2, 1, 2])).tolist()  # the true counts are [0, 1, 1, 2]: the same here
     [0, 1, 1, 2]
     """
-    strides = np.ones(len(dims), dtype=np.int64)
-    for k in range(1, len(dims)):
-        strides[k] = strides[k - 1] * dims[k - 1]
-    total = strides[-1] * dims[-1]
+    strides, total = grid_strides(dims)
     cost = np.zeros(total, dtype=np.int64)
     level = 0
     for cell in range(1, total):
@@ -143,13 +179,8 @@ def search(
     """
     n_streams = len(hyp_bounds) - 1
     n_utterances = len(word_bounds) - 1
-    dims = np.empty(n_streams, dtype=np.int64)
-    for a in range(n_streams):
-        dims[a] = hyp_bounds[a + 1] - hyp_bounds[a] + 1
-    strides = np.ones(n_streams, dtype=np.int64)
-    for a in range(1, n_streams):
-        strides[a] = strides[a - 1] * dims[a - 1]
-    total = strides[-1] * dims[-1]
+    dims = list_positions(hyp_bounds)
+    strides, total = grid_strides(dims)
     cost = start_costs(dims)
     best = np.empty(total, dtype=np.int64)
     # Per utterance and cell: the cell it came from and its stream (the path back), in the narrowest

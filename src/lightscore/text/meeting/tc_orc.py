@@ -28,7 +28,7 @@ from numba import njit
 
 from lightscore.text.meeting.assignment import OrcCounts, word_ids
 from lightscore.text.meeting.greedy_orc import greedy_matching, initial_streams
-from lightscore.text.meeting.orc_search import flatten
+from lightscore.text.meeting.orc_search import flatten, grid_strides
 from lightscore.text.meeting.tc_pair import pair_breakdown
 from lightscore.text.meeting.time_constrained import pseudo_word_times
 
@@ -220,9 +220,7 @@ def search(
     nearest = np.empty(n_streams, dtype=np.int64)
     for k in range(n_segments):
         dims = window_dims[k]
-        strides = np.ones(n_streams, dtype=np.int64)
-        for s in range(1, n_streams):
-            strides[s] = strides[s - 1] * dims[s - 1]
+        strides = grid_strides(dims)[0]
         size = sizes[k + 1]
         cost = np.empty(size, dtype=np.int64)
         lo_w = bounds[k]
