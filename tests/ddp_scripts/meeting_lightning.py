@@ -25,8 +25,8 @@ from lightscore.segments import Segment  # noqa: E402
 WORDS = "a b c d the cat".split()
 
 
-def turns(rng: random.Random, prefix: str) -> list[Segment]:
-    """1-3 speakers, each with turns that never overlap themselves (DER refuses that in an RTTM)."""
+def turns(rng: random.Random, prefix: str, min_gap: int = 0) -> list[Segment]:
+    """1-3 speakers, each with turns ``min_gap`` ms or more apart (negative: a speaker may overlap itself)."""
     out = []
     for k in range(rng.randint(1, 3)):
         t = rng.randint(0, 2000)
@@ -34,7 +34,7 @@ def turns(rng: random.Random, prefix: str) -> list[Segment]:
             length = rng.randint(300, 3000)
             words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
             out.append(Segment(f"{prefix}{k}", t / 1000, (t + length) / 1000, words))
-            t += length + rng.randint(0, 2000)
+            t += length + rng.randint(min_gap, 2000)
     return out
 
 
