@@ -12,11 +12,19 @@ trained by the real ``sentencepiece`` trainer.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
+
+# Under `pytest -n 2` each worker, and every process it starts, would run one compute thread per core: two
+# workers on two cores then fight over them, and the torch runs spend their time waiting. One thread per
+# worker fills the cores without that. Set before any test module imports torch; a thread count the user
+# chose is kept.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # A small, fixed vocabulary: the SentencePiece model is trained on sentences over these
 # words, and tests that need "realistic" text draw from it too.
