@@ -11,6 +11,11 @@ STAMP := $(VENV)/.installed
 install: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
+	# pip's own "No space left on device" names no figure, so say first what the install needs.
+	@free=$$(df -Pk . | awk 'NR == 2 {print int($$4 / 1048576)}'); \
+	if [ "$$free" -lt 10 ]; then \
+	  echo "warning: $$free GB free on this disk; .venv needs about 8 GB (torch 2.9.1 with its CUDA libraries)" >&2; \
+	fi
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --no-compile -c constraints.txt -e '.[all,test,bench]'
 	# Bytecode for every installed module and for src (pip skips an editable package), on every core:
