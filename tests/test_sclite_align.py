@@ -286,9 +286,9 @@ print(json.dumps({"counts": [result["WER_sub"], result["WER_del"], result["WER_i
 """
 
 
-def twenty_thousand_words(folder: Path) -> tuple[list[str], list[str], dict]:
-    """A 20,000-word pair, and what `CHILD` reports on it from a fresh interpreter."""
-    ref, hyp = long_pair(20_000, 5)
+def long_utterance(folder: Path, words: int) -> tuple[list[str], list[str], dict]:
+    """A pair of about ``words`` words, and what `CHILD` reports on it from a fresh interpreter."""
+    ref, hyp = long_pair(words, 5)
     (folder / "pair.json").write_text(json.dumps([" ".join(ref), " ".join(hyp)]))
     out = subprocess.run([sys.executable, "-c", CHILD, str(folder / "pair.json")], check=True, capture_output=True)
     return ref, hyp, json.loads(out.stdout)
@@ -296,16 +296,20 @@ def twenty_thousand_words(folder: Path) -> tuple[list[str], list[str], dict]:
 
 @pytest.mark.slow
 def test_a_20000_word_utterance_and_its_alignment_stay_under_1_gb(tmp_path: Path) -> None:
-    ref, hyp, child = twenty_thousand_words(tmp_path)
+    ref, hyp, child = long_utterance(tmp_path, 20_000)
     assert child["peak"] < 2**30, f"peak RSS {child['peak'] / 2**20:.0f} MiB"
     assert child["counts"] == list(marks([tuple(pair) for pair in child["pairs"]])[1:])
 
 
 @pytest.mark.slow
 @needs_sctk
-def test_a_20000_word_utterance_equals_the_sclite_binary(tmp_path: Path) -> None:
-    """Minutes: sctk sclite itself takes 3-8 minutes and over 3 GB on this pair."""
-    ref, hyp, child = twenty_thousand_words(tmp_path)
+def test_a_10000_word_utterance_equals_the_sclite_binary(tmp_path: Path) -> None:
+    """sclite's time is quadratic: 12 s here on 10,000 words, 65 s on 20,000 (which the memory test above uses).
+
+    10,000 words already take the checkpointed walk: the whole table would be 400 MB, far above ``BLOCK_CELLS``,
+    so the walk recomputes some 25 blocks of 400 rows. The larger pair tests the same path for five times the time.
+    """
+    ref, hyp, child = long_utterance(tmp_path, 10_000)
     ids, report = sclite_pra([(ref, hyp)], False, tmp_path)
     expected = parse_pra(report, fold=True)[ids[0]]
     assert [tuple(pair) for pair in child["pairs"]] == expected
