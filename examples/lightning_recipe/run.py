@@ -53,7 +53,7 @@ from lightscore.metrics import CER, WER
 RECIPE_DIR = Path(__file__).resolve().parent
 METRICS_YAML = RECIPE_DIR / "conf" / "metrics.yaml"
 # (train, dev, test) utterances of the synthetic corpus, and epochs.
-DEFAULT_RUN = {"sizes": (1000, 150, 150), "epochs": 8}
+DEFAULT_RUN = {"sizes": (1000, 150, 150), "epochs": 6}
 QUICK_RUN = {"sizes": (600, 60, 60), "epochs": 5}
 LOG_SAMPLES = 5  # worst validation utterances logged per epoch
 
